@@ -1,0 +1,65 @@
+"""The plug-in point: what an adapter is, and what a stream accumulator is.
+
+Any object with these attributes is an adapter; nothing needs to inherit from anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from stopkit._stop import Stop, ToolResult
+
+__all__ = ["Adapter", "StreamAccumulator"]
+
+
+@runtime_checkable
+class StreamAccumulator(Protocol):
+    """Collects one streamed reply, event by event, into the `Stop` its whole reply would give."""
+
+    def feed(self, event: Any) -> None:
+        """Take one event or chunk (an SDK event object or the parsed JSON `data:` object)."""
+        ...
+
+    def result(self) -> Stop:
+        """Return the `Stop` for what was fed so far (`stream_incomplete` before the end)."""
+        ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Reads one wire API's replies.
+
+    `normalize` never raises for a reply of its shape: a malformed one is `UNKNOWN` with a
+    detail and a note. `detects` must be cheap and must not raise.
+    """
+
+    name: str
+
+    def detects(self, reply: Any) -> bool:
+        """Say whether `reply` (a JSON dict or an SDK object) is of this adapter's wire API."""
+        ...
+
+    def detects_event(self, event: Any) -> bool:
+        """Say whether `event` is the first event/chunk of a stream of this wire API."""
+        ...
+
+    def normalize(self, reply: Any) -> Stop:
+        """Return the `Stop` of a reply (the first choice/candidate when there are several)."""
+        ...
+
+    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
+        """Return one `Stop` per choice/candidate."""
+        ...
+
+    def stream(self) -> StreamAccumulator:
+        """Return a fresh accumulator for one streamed reply."""
+        ...
+
+    def assistant_message(self, stop: Stop) -> Any:
+        """Return the provider-format message(s) that append this reply to the conversation."""
+        ...
+
+    def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[Any]:
+        """Return the provider-format messages that carry the tool results back."""
+        ...

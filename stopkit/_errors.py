@@ -1,0 +1,114 @@
+"""The exceptions stopkit raises.
+
+```
+StopkitError
+├── UnsupportedReply        normalize() got something that is not a reply it can read
+├── AdapterNotFound         an adapter name that is not registered
+└── StopReasonError         a reply whose Stop the caller asked to raise on (carries .stop)
+    ├── TruncatedReply      output_limit
+    ├── FilteredReply       filtered
+    ├── PausedReply         paused
+    └── UnknownStopReason   unknown
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from stopkit._stop import Stop, StopReason
+
+__all__ = [
+    "AdapterNotFound",
+    "FilteredReply",
+    "PausedReply",
+    "StopReasonError",
+    "StopkitError",
+    "TruncatedReply",
+    "UnknownStopReason",
+    "UnsupportedReply",
+    "error_for",
+]
+
+
+class StopkitError(Exception):
+    """The base of every error stopkit raises."""
+
+
+class UnsupportedReply(StopkitError, TypeError):
+    """The input is not a reply of any shape the tried adapters can read."""
+
+    def __init__(self, reply: Any, tried: Sequence[str], why: str = "") -> None:
+        self.reply = reply
+        self.tried = tuple(tried)
+        shown = _describe(reply)
+        message = f"not a reply stopkit can read: {shown}"
+        if why:
+            message += f" ({why})"
+        message += f"; adapters tried: {', '.join(self.tried) or 'none'}"
+        super().__init__(message)
+
+
+class AdapterNotFound(StopkitError, LookupError):
+    """No adapter is registered under the given name."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        self.name = name
+        super().__init__(f"no adapter named {name!r}; known adapters: {', '.join(known)}")
+
+
+class StopReasonError(StopkitError):
+    """A reply stopped for a reason the caller asked to raise on; `stop` says why."""
+
+    def __init__(self, stop: Stop) -> None:
+        self.stop = stop
+        raw = f" (raw {stop.raw_reason!r})" if stop.raw_reason is not None else ""
+        detail = f", detail {stop.detail!r}" if stop.detail else ""
+        super().__init__(f"{stop.provider} reply stopped with {stop.reason.value}{raw}{detail}")
+
+
+class TruncatedReply(StopReasonError):
+    """The reply was cut off by a token ceiling."""
+
+
+class FilteredReply(StopReasonError):
+    """The reply was refused, filtered or blocked."""
+
+
+class PausedReply(StopReasonError):
+    """The provider paused the turn; it must be resumed."""
+
+
+class UnknownStopReason(StopReasonError):
+    """The reply's stop value is unrecognized, error-like or missing."""
+
+
+_BY_REASON: dict[StopReason, type[StopReasonError]] = {
+    StopReason.OUTPUT_LIMIT: TruncatedReply,
+    StopReason.FILTERED: FilteredReply,
+    StopReason.PAUSED: PausedReply,
+    StopReason.UNKNOWN: UnknownStopReason,
+}
+
+
+def error_for(stop: Stop) -> StopReasonError:
+    """Return the typed error for a `Stop` (`StopReasonError` for reasons without their own)."""
+    return _BY_REASON.get(stop.reason, StopReasonError)(stop)
+
+
+def _describe(reply: Any, limit: int = 200) -> str:
+    if isinstance(reply, dict):
+        keys = ", ".join(repr(k) for k in list(reply)[:12])
+        text = f"a dict with keys [{keys}]"
+        error = reply.get("error")
+        if isinstance(error, dict | str):
+            text += f" — an HTTP error envelope? error={_clip(repr(error), limit)}"
+        return text
+    if isinstance(reply, str | bytes):
+        return f"{type(reply).__name__} {_clip(repr(reply), limit)}"
+    return f"{type(reply).__module__}.{type(reply).__qualname__} {_clip(repr(reply), limit)}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,89 @@
+"""`normalize` and `normalize_all`: find the adapter for a reply and let it read the reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_core import from_json
+
+from stopkit._adapter import Adapter
+from stopkit._errors import UnsupportedReply
+from stopkit._registry import get_adapter, registered_adapters
+from stopkit._stop import Stop
+
+__all__ = ["detect", "normalize", "normalize_all"]
+
+
+def _decode(reply: Any) -> Any:
+    """Turn a JSON body given as `str`/`bytes` into a dict; leave everything else alone."""
+    if not isinstance(reply, str | bytes | bytearray | memoryview):
+        return reply
+    data = reply.encode() if isinstance(reply, str) else bytes(reply)
+    if data.lstrip().startswith((b"data:", b"event:")):
+        raise UnsupportedReply(
+            reply, [], "this is a server-sent event stream: use stopkit.normalize_stream()"
+        )
+    try:
+        return from_json(data)
+    except ValueError as exc:
+        raise UnsupportedReply(reply, [], f"not valid JSON: {exc}") from None
+
+
+def detect(reply: Any) -> Adapter:
+    """Return the adapter that reads `reply`, trying user adapters first.
+
+    Raises `UnsupportedReply` naming the adapters tried when none recognizes it.
+
+    Example:
+        >>> stopkit.detect({"choices": [], "object": "chat.completion"}).name
+        'openai.chat'
+    """
+    reply = _decode(reply)
+    tried: list[str] = []
+    for adapter in registered_adapters():
+        try:
+            if adapter.detects(reply):
+                return adapter
+        except Exception as exc:  # a broken user adapter must not hide the others
+            tried.append(f"{adapter.name} (raised {type(exc).__name__}: {exc})")
+            continue
+        tried.append(adapter.name)
+    raise UnsupportedReply(reply, tried)
+
+
+def normalize(reply: Any, *, adapter: str | Adapter | None = None) -> Stop:
+    """Say why a reply stopped: read it with its adapter and return a `Stop`.
+
+    `reply` is an official SDK object (anthropic, openai, google-genai) or the JSON body as a
+    dict, `str` or `bytes`. With several choices/candidates, the first is read
+    (see `normalize_all`). Pass `adapter=` (a name or an adapter) to skip auto-detection.
+
+    Example:
+        >>> stop = stopkit.normalize({"object": "chat.completion", "choices": [{"index": 0,
+        ...     "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}]})
+        >>> stop.reason
+        <StopReason.COMPLETED: 'completed'>
+    """
+    reply = _decode(reply)
+    chosen = detect(reply) if adapter is None else get_adapter(adapter)
+    if adapter is not None and not chosen.detects(reply):
+        raise UnsupportedReply(reply, [chosen.name], f"not a {chosen.name} reply")
+    return chosen.normalize(reply)
+
+
+def normalize_all(reply: Any, *, adapter: str | Adapter | None = None) -> tuple[Stop, ...]:
+    """Return one `Stop` per choice/candidate of a reply, in order.
+
+    Example:
+        >>> [s.reason.value for s in stopkit.normalize_all(two_choice_reply)]  # doctest: +SKIP
+        ['completed', 'output_limit']
+    """
+    reply = _decode(reply)
+    chosen = detect(reply) if adapter is None else get_adapter(adapter)
+    if adapter is not None and not chosen.detects(reply):
+        raise UnsupportedReply(reply, [chosen.name], f"not a {chosen.name} reply")
+    reader = getattr(chosen, "normalize_all", None)
+    if reader is None:
+        return (chosen.normalize(reply),)
+    result: tuple[Stop, ...] = tuple(reader(reply))
+    return result

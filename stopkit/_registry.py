@@ -1,0 +1,115 @@
+"""Which adapters exist, in which order auto-detection tries them.
+
+The built-in adapters are named here by module path and imported on first use, so that
+`import stopkit` stays cheap. User adapters registered with `register_adapter` are tried first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from typing import Any
+
+from stopkit._adapter import Adapter
+from stopkit._errors import AdapterNotFound
+
+__all__ = ["get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"]
+
+# Detection order: the most specific shapes first. Responses (`object: "response"`) before Chat;
+# Chat (`choices`) before the shapes that also carry a top-level `message` (Ollama, Cohere).
+_BUILTIN: dict[str, str] = {
+    "anthropic": "stopkit.adapters.anthropic:AnthropicAdapter",
+    "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
+    "openai.chat": "stopkit.adapters.openai_chat:OpenAIChatAdapter",
+    "gemini": "stopkit.adapters.gemini:GeminiAdapter",
+    "bedrock": "stopkit.adapters.bedrock:BedrockAdapter",
+    "cohere": "stopkit.adapters.cohere:CohereAdapter",
+    "ollama": "stopkit.adapters.ollama:OllamaAdapter",
+}
+
+_lock = threading.RLock()
+_user: list[Adapter] = []
+_loaded: dict[str, Adapter] = {}
+# Snapshot read by detection without taking the lock; replaced whole on every change.
+_order: tuple[Adapter, ...] | None = None
+
+
+def _load(name: str) -> Adapter | None:
+    if name in _loaded:
+        return _loaded[name]
+    module_name, _, attr = _BUILTIN[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:  # an adapter this checkout does not ship
+            return None
+        raise
+    adapter: Adapter = getattr(module, attr)()
+    _loaded[name] = adapter
+    return adapter
+
+
+def _rebuild() -> tuple[Adapter, ...]:
+    """Recompute the detection order; the caller holds the lock."""
+    global _order
+    taken = {a.name for a in _user}
+    builtins = (_load(name) for name in _BUILTIN if name not in taken)
+    _order = (*_user, *(a for a in builtins if a is not None))
+    return _order
+
+
+def registered_adapters() -> tuple[Adapter, ...]:
+    """Return every adapter in detection order: user-registered first, then the built-ins.
+
+    Example:
+        >>> [a.name for a in stopkit.registered_adapters()][:2]
+        ['anthropic', 'openai.responses']
+    """
+    order = _order
+    if order is not None:
+        return order
+    with _lock:
+        return _order if _order is not None else _rebuild()
+
+
+def get_adapter(name: str | Adapter) -> Adapter:
+    """Return the adapter registered under `name` (an adapter object is returned as is).
+
+    Example:
+        >>> stopkit.get_adapter("anthropic").name
+        'anthropic'
+    """
+    if not isinstance(name, str):
+        return name
+    for adapter in registered_adapters():
+        if adapter.name == name:
+            return adapter
+    raise AdapterNotFound(name, [a.name for a in registered_adapters()])
+
+
+def register_adapter(adapter: Any, *, replace: bool = False) -> None:
+    """Add a user adapter; auto-detection tries it before the built-ins. Thread-safe.
+
+    Registering under a name already taken (a built-in's too) raises `ValueError` unless
+    `replace=True`, which hides the adapter that had the name.
+
+    Example:
+        >>> stopkit.register_adapter(MyAdapter())  # doctest: +SKIP
+    """
+    for attribute in ("name", "detects", "normalize"):
+        if not hasattr(adapter, attribute):
+            raise TypeError(f"an adapter needs a {attribute!r} attribute; {adapter!r} has none")
+    with _lock:
+        if not replace and any(a.name == adapter.name for a in registered_adapters()):
+            raise ValueError(f"an adapter named {adapter.name!r} is already registered")
+        _user[:] = [adapter, *(a for a in _user if a.name != adapter.name)]
+        _rebuild()
+
+
+def unregister_adapter(name: str) -> None:
+    """Remove a user adapter; a built-in it replaced comes back. Thread-safe."""
+    with _lock:
+        if not any(a.name == name for a in _user):
+            raise AdapterNotFound(name, [a.name for a in _user])
+        _user[:] = [a for a in _user if a.name != name]
+        _rebuild()

@@ -1,0 +1,122 @@
+"""The contract: the closed `StopReason` enum and the result models.
+
+This module imports nothing else from stopkit. Adapters build `Stop` values; the loop reads them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult"]
+
+
+class StopReason(StrEnum):
+    """Why the model stopped: a closed set whose values are stable, serialized API.
+
+    Example:
+        >>> StopReason("tool_request") is StopReason.TOOL_REQUEST
+        True
+    """
+
+    TOOL_REQUEST = "tool_request"
+    """The model asked the caller to run one or more client tools."""
+    COMPLETED = "completed"
+    """The model finished its turn."""
+    OUTPUT_LIMIT = "output_limit"
+    """Cut off by a token ceiling (max tokens, or the context window)."""
+    FILTERED = "filtered"
+    """A refusal, a safety filter, a blocked prompt or a guardrail."""
+    PAUSED = "paused"
+    """The provider paused a turn that can be resumed."""
+    STOP_SEQUENCE = "stop_sequence"
+    """A caller-supplied stop sequence matched (only where the provider says so)."""
+    UNKNOWN = "unknown"
+    """An unrecognized value, an error-like stop, or no stop signal at all."""
+
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+class ToolCall(BaseModel):
+    """One client-executable tool call the model asked for.
+
+    A call with `complete=False` (cut off, or arguments that are not a JSON object) must never
+    be executed; `error` says what was wrong with it.
+
+    Example:
+        >>> ToolCall(id="call_1", name="get_weather", arguments={"city": "Paris"}).complete
+        True
+    """
+
+    model_config = _FROZEN
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments_json: str | None = None
+    """The arguments exactly as the provider sent them, when it sent a string."""
+    complete: bool = True
+    error: str | None = None
+
+
+class ToolResult(BaseModel):
+    """The result of running one `ToolCall`, as the loop hands it back to an adapter.
+
+    Example:
+        >>> ToolResult(call_id="call_1", name="get_weather", content='{"temp": 21}').is_error
+        False
+    """
+
+    model_config = _FROZEN
+
+    call_id: str
+    name: str
+    content: str
+    """What the model sees: the tool's return value as text (JSON for non-strings)."""
+    is_error: bool = False
+    value: Any = Field(default=None, exclude=True, repr=False)
+    """The tool's return value itself, untouched (not serialized)."""
+
+
+class Stop(BaseModel):
+    """Why one reply stopped, and everything the caller needs to act on it.
+
+    Built by an adapter; immutable. `raw` is the reply object itself, never serialized.
+
+    Example:
+        >>> import stopkit
+        >>> stop = stopkit.normalize({"type": "message", "role": "assistant",
+        ...     "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn"})
+        >>> (stop.reason, stop.raw_reason, stop.text)
+        (<StopReason.COMPLETED: 'completed'>, 'end_turn', 'Hi')
+    """
+
+    model_config = _FROZEN
+
+    reason: StopReason
+    raw_reason: str | int | None = None
+    """The provider's own stop value exactly as sent (an int where the wire sent one)."""
+    provider: str
+    """The adapter that read the reply (`anthropic`, `openai.chat`, `gemini`, ...)."""
+    detail: str | None = None
+    """A documented finer kind, e.g. `max_tokens` vs `context_window`, `refusal` vs `safety`."""
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    refusal: str | None = None
+    stop_sequence: str | None = None
+    notes: tuple[str, ...] = ()
+    """Every reconciliation the adapter made, in words."""
+    details: dict[str, Any] = Field(default_factory=dict)
+    """Provider extras worth keeping (stop_details, incomplete_details, safety ratings, ...)."""
+    raw: Any = Field(default=None, exclude=True, repr=False)
+    """The reply object itself, untouched."""
+
+    @property
+    def runnable_tool_calls(self) -> tuple[ToolCall, ...]:
+        """The calls that may be executed: the complete ones, and only on a tool request."""
+        if self.reason is not StopReason.TOOL_REQUEST:
+            return ()
+        return tuple(call for call in self.tool_calls if call.complete)

@@ -1,0 +1,126 @@
+"""`normalize_stream`: the `Stop` of a streamed reply, from its events or its raw SSE text.
+
+Raw server-sent-event text is parsed with httpx-sse (the SSE parser maintained beside httpx,
+already a dependency): it is fed to `httpx_sse.EventSource` through an in-memory response.
+Newline-delimited JSON (Ollama) and a JSON list of events are read too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Iterable, Iterator
+from typing import Any
+
+from pydantic_core import from_json
+
+from stopkit._adapter import Adapter, StreamAccumulator
+from stopkit._errors import UnsupportedReply
+from stopkit._registry import get_adapter, registered_adapters
+from stopkit._stop import Stop
+
+__all__ = ["anormalize_stream", "detect_stream", "iter_events", "normalize_stream"]
+
+
+def iter_events(data: str | bytes) -> Iterator[Any]:
+    r"""Yield the JSON events of a raw stream body: SSE, newline-delimited JSON or a JSON list.
+
+    SSE comments, events without data and OpenAI's `[DONE]` sentinel are skipped.
+
+    Example:
+        >>> list(iter_events('data: {"a": 1}\n\ndata: [DONE]\n\n'))
+        [{'a': 1}]
+    """
+    raw = data.encode() if isinstance(data, str) else bytes(data)
+    head = raw.lstrip()[:1]
+    if head == b"[":
+        events = from_json(raw)
+        if not isinstance(events, list):
+            raise UnsupportedReply(data, [], "a JSON body that is not a list of events")
+        yield from events
+        return
+    if head == b"{":
+        for line in raw.splitlines():
+            if line.strip():
+                yield from_json(line)
+        return
+    import httpx  # imported here: only raw SSE text needs it
+    from httpx_sse import EventSource
+
+    response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
+    for sse in EventSource(response).iter_sse():
+        payload = sse.data.strip()
+        if not payload or payload == "[DONE]":
+            continue
+        event = from_json(payload)
+        if isinstance(event, dict) and sse.event and "type" not in event:
+            # Some servers name the event only in the `event:` line (Cohere, Bedrock proxies).
+            event = {"type": sse.event, **event}
+        yield event
+
+
+def detect_stream(first_event: Any) -> Adapter:
+    """Return the adapter whose streams start with an event like `first_event`."""
+    tried: list[str] = []
+    for adapter in registered_adapters():
+        check = getattr(adapter, "detects_event", None)
+        try:
+            if check is not None and check(first_event):
+                return adapter
+        except Exception as exc:  # a broken user adapter must not hide the others
+            tried.append(f"{adapter.name} (raised {type(exc).__name__}: {exc})")
+            continue
+        tried.append(adapter.name)
+    raise UnsupportedReply(first_event, tried, "not the first event of any known stream")
+
+
+def _accumulator(first_event: Any, adapter: str | Adapter | None) -> StreamAccumulator:
+    chosen = detect_stream(first_event) if adapter is None else get_adapter(adapter)
+    if not hasattr(chosen, "stream"):
+        raise TypeError(f"adapter {chosen.name!r} does not read streams (it has no stream())")
+    return chosen.stream()
+
+
+def normalize_stream(
+    events: Iterable[Any] | str | bytes, *, adapter: str | Adapter | None = None
+) -> Stop:
+    """Return the `Stop` of a streamed reply: the same `Stop` its non-streaming twin gives.
+
+    `events` is an iterable of SDK event objects or parsed JSON `data:` objects, or the raw
+    stream body (SSE text, newline-delimited JSON, or a JSON list of events). A stream that
+    ends before its terminal event is `UNKNOWN` with `detail="stream_incomplete"`.
+
+    Example:
+        >>> stopkit.normalize_stream(open("reply.sse", "rb").read()).reason  # doctest: +SKIP
+        <StopReason.COMPLETED: 'completed'>
+    """
+    iterator = iter_events(events) if isinstance(events, str | bytes) else iter(events)
+    accumulator: StreamAccumulator | None = None
+    for event in iterator:
+        if accumulator is None:
+            accumulator = _accumulator(event, adapter)
+        accumulator.feed(event)
+    if accumulator is None:
+        if adapter is None:
+            raise UnsupportedReply(events, [], "an empty stream: there is nothing to read")
+        accumulator = get_adapter(adapter).stream()
+    return accumulator.result()
+
+
+async def anormalize_stream(
+    events: AsyncIterable[Any], *, adapter: str | Adapter | None = None
+) -> Stop:
+    """Return the `Stop` of a streamed reply read from an async iterable of events.
+
+    Example:
+        >>> stop = await stopkit.anormalize_stream(await client.chat.completions.create(
+        ...     ..., stream=True))  # doctest: +SKIP
+    """
+    accumulator: StreamAccumulator | None = None
+    async for event in events:
+        if accumulator is None:
+            accumulator = _accumulator(event, adapter)
+        accumulator.feed(event)
+    if accumulator is None:
+        if adapter is None:
+            raise UnsupportedReply(events, [], "an empty stream: there is nothing to read")
+        accumulator = get_adapter(adapter).stream()
+    return accumulator.result()

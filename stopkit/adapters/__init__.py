@@ -1,0 +1,1 @@
+"""The built-in adapters, one module per wire API; imported lazily by the registry."""

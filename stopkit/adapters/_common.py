@@ -1,0 +1,152 @@
+"""Small helpers every adapter shares: reading dicts and SDK objects alike, tool arguments, Stop.
+
+Adapters read a reply through `field()`, which works on the JSON dict and on the SDK's pydantic
+object without dumping it (attribute access is what keeps the SDK-object path cheap).
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from typing import Any
+
+from stopkit._stop import Stop, StopReason, ToolCall
+
+__all__ = [
+    "MISSING",
+    "as_list",
+    "as_raw",
+    "field",
+    "field2",
+    "make_stop",
+    "parse_arguments",
+    "tool_call",
+]
+
+MISSING: Any = None
+
+
+def field(obj: Any, name: str, default: Any = None) -> Any:
+    """Read `name` from a dict or an object, `default` when absent."""
+    if type(obj) is dict:
+        return obj.get(name, default)
+    if obj is None or isinstance(obj, str | int | float | list | tuple):
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def field2(obj: Any, camel: str, snake: str, default: Any = None) -> Any:
+    """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies)."""
+    value = field(obj, camel, None)
+    if value is None:
+        value = field(obj, snake, None)
+    return default if value is None else value
+
+
+def as_list(value: Any) -> list[Any]:
+    """Return `value` as a list when it is a list or tuple, else an empty list."""
+    if type(value) is list:
+        return value
+    if isinstance(value, list | tuple):
+        return list(value)
+    return []
+
+
+def as_raw(value: Any) -> Any:
+    """Return an SDK enum member's wire value; other values unchanged."""
+    if isinstance(value, Enum):
+        return value.value
+    return value
+
+
+#: Arguments larger than this are not parsed (the call is marked incomplete): a model that
+#: emits megabytes of arguments is broken or hostile, and parsing them would be the cost.
+MAX_ARGUMENTS_CHARS = 1_000_000
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, bool, str | None]:
+    """Parse tool-call arguments into `(arguments, arguments_json, complete, error)`.
+
+    Accepts the JSON string the provider sent, an already-decoded dict, or nothing. Anything
+    that is not a JSON object makes the call incomplete, with the reason in `error`.
+    """
+    if raw is None:
+        return {}, None, True, None
+    if isinstance(raw, dict):
+        return dict(raw), None, True, None
+    if hasattr(raw, "model_dump") and not isinstance(raw, str | bytes):
+        dumped = raw.model_dump(mode="json")
+        if isinstance(dumped, dict):
+            return dumped, None, True, None
+    if not isinstance(raw, str):
+        return {}, None, False, f"arguments are a {type(raw).__name__}, not a JSON object"
+    if raw.strip() == "":
+        # Providers send "" for a call without parameters.
+        return {}, raw, True, None
+    if len(raw) > MAX_ARGUMENTS_CHARS:
+        return {}, raw, False, f"arguments are {len(raw)} characters, over {MAX_ARGUMENTS_CHARS}"
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return {}, raw, False, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return {}, raw, False, f"arguments are a JSON {type(value).__name__}, not an object"
+    return value, raw, True, None
+
+
+def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
+    """Build a `ToolCall`, parsing its arguments; a missing id or name makes it incomplete."""
+    arguments, arguments_json, complete, error = parse_arguments(raw_arguments)
+    if not isinstance(name, str) or not name:
+        complete, error = False, error or "the call has no tool name"
+        name = "" if not isinstance(name, str) else name
+    return ToolCall.model_construct(
+        id=call_id if isinstance(call_id, str) else ("" if call_id is None else str(call_id)),
+        name=name,
+        arguments=arguments,
+        arguments_json=arguments_json,
+        complete=complete,
+        error=error,
+    )
+
+
+def make_stop(
+    reason: StopReason,
+    *,
+    provider: str,
+    raw: Any,
+    raw_reason: Any = None,
+    detail: str | None = None,
+    text: str = "",
+    tool_calls: tuple[ToolCall, ...] = (),
+    refusal: str | None = None,
+    stop_sequence: str | None = None,
+    notes: tuple[str, ...] | list[str] = (),
+    details: dict[str, Any] | None = None,
+) -> Stop:
+    """Build a `Stop` without re-validating what the adapter already checked (hot path).
+
+    A `raw_reason` that is neither a string nor an int is kept in `details["raw_reason"]`.
+    """
+    raw_reason = as_raw(raw_reason)
+    if raw_reason is not None and (
+        type(raw_reason) not in (str, int) or isinstance(raw_reason, bool)
+    ):
+        details = dict(details or {})
+        details["raw_reason"] = raw_reason
+        raw_reason = None
+    return Stop.model_construct(
+        reason=reason,
+        raw_reason=raw_reason,
+        provider=provider,
+        detail=detail,
+        text=text,
+        tool_calls=tool_calls,
+        refusal=refusal,
+        stop_sequence=stop_sequence,
+        notes=tuple(notes),
+        details=details if details is not None else {},
+        raw=raw,
+    )

@@ -1,0 +1,81 @@
+"""The shared conformance corpus (`../shared/corpus`): real recorded replies with labels.
+
+The corpus is read in place, never copied. Where it is absent the tests that use it skip.
+A label we are sure is wrong is listed in `tests/corpus_allowlist/<wire_format>.txt`, one line
+per file: `<file> -> <reason we give>  # why the label is wrong`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = Path(os.environ.get("STOPKIT_CORPUS", ROOT.parent / "shared" / "corpus"))
+ALLOWLIST = Path(__file__).parent / "corpus_allowlist"
+
+#: corpus wire format -> the adapter that reads it
+ADAPTER_OF_WIRE = {
+    "anthropic_messages": "anthropic",
+    "openai_chat": "openai.chat",
+    "openai_responses": "openai.responses",
+    "gemini": "gemini",
+    "bedrock_converse": "bedrock",
+    "cohere_v2": "cohere",
+    "ollama_chat": "ollama",
+}
+
+
+@dataclass(frozen=True)
+class Row:
+    label: dict[str, Any]
+
+    @property
+    def file(self) -> str:
+        return str(self.label["file"])
+
+    @property
+    def path(self) -> Path:
+        return CORPUS / self.file
+
+    @property
+    def adapter(self) -> str:
+        return ADAPTER_OF_WIRE[self.label["wire_format"]]
+
+    def load(self) -> Any:
+        return json.loads(self.path.read_text(encoding="utf-8"))
+
+
+def rows(wire_format: str, *, stream: bool) -> list[Row]:
+    """The in-scope labelled replies of one wire format (empty when the corpus is absent)."""
+    labels = CORPUS / "labels.jsonl"
+    if not labels.is_file():
+        return []
+    out = []
+    for line in labels.read_text(encoding="utf-8").splitlines():
+        label = json.loads(line)
+        if (
+            label.get("in_scope")
+            and label["wire_format"] == wire_format
+            and bool(label["stream"]) == stream
+        ):
+            out.append(Row(label))
+    return out
+
+
+def allowlist(wire_format: str) -> dict[str, str]:
+    """File -> the reason we give instead of the label, from the commented allowlist."""
+    path = ALLOWLIST / f"{wire_format}.txt"
+    if not path.is_file():
+        return {}
+    out: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        body = line.split("#", 1)[0].strip()
+        if not body:
+            continue
+        file, _, reason = body.partition("->")
+        out[file.strip()] = reason.strip()
+    return out

@@ -1,0 +1,144 @@
+"""Reading `tests/payloads/<adapter>/<case>.json` and checking a `Stop` against its `expect`.
+
+A case file is one JSON object:
+
+    about    one sentence: what this reply shows
+    source   where its shape comes from (SDK type, doc page)
+    reply    the non-streaming body exactly as sent      (or)
+    events   the stream, as the list of its event/chunk objects (files named *.stream.json)
+    twin     for a stream: the file name of its non-streaming twin (same Stop expected)
+    sdk      false when the SDK-object form must be skipped (say why in `about`)
+    expect   the fields of the Stop it must give (see `check`)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import stopkit
+
+PAYLOADS = Path(__file__).parent / "payloads"
+
+#: payload folder (= adapter module) -> adapter name
+ADAPTER_OF_FOLDER = {
+    "anthropic": "anthropic",
+    "openai_chat": "openai.chat",
+    "openai_responses": "openai.responses",
+    "gemini": "gemini",
+    "bedrock": "bedrock",
+    "cohere": "cohere",
+    "ollama": "ollama",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    path: Path
+    data: dict[str, Any]
+
+    @property
+    def folder(self) -> str:
+        return self.path.parent.name
+
+    @property
+    def adapter(self) -> str:
+        return ADAPTER_OF_FOLDER.get(self.folder, self.folder)
+
+    @property
+    def is_stream(self) -> bool:
+        return "events" in self.data
+
+    @property
+    def id(self) -> str:
+        return f"{self.folder}/{self.path.name}"
+
+    @property
+    def expect(self) -> dict[str, Any]:
+        expect: dict[str, Any] = self.data["expect"]
+        return expect
+
+
+def load_cases(folder: Path = PAYLOADS) -> list[Case]:
+    """Every case file under `folder`, sorted by path."""
+    return [
+        Case(path, json.loads(path.read_text(encoding="utf-8")))
+        for path in sorted(folder.rglob("*.json"))
+    ]
+
+
+def _call_view(call: stopkit.ToolCall) -> dict[str, Any]:
+    return call.model_dump()
+
+
+def check(stop: stopkit.Stop, expect: dict[str, Any]) -> None:
+    """Assert that `stop` matches `expect`, with one readable line per mismatch.
+
+    Keys of `expect`: any `Stop` field compared exactly (`reason`, `raw_reason`, `provider`,
+    `detail`, `text`, `refusal`, `stop_sequence`); `tool_calls` as a list of dicts, each key
+    compared; `notes` as substrings that some note must contain; `details` as keys that must be
+    present; `n_tool_calls`.
+    """
+    problems: list[str] = []
+    for key, want in expect.items():
+        if key == "tool_calls":
+            got_calls = [_call_view(c) for c in stop.tool_calls]
+            if len(got_calls) != len(want):
+                problems.append(f"tool_calls: {len(want)} expected, got {got_calls}")
+                continue
+            for i, (got_call, want_call) in enumerate(zip(got_calls, want, strict=True)):
+                for field, value in want_call.items():
+                    got_value = got_call.get(field)
+                    if got_value != value:
+                        problems.append(
+                            f"tool_calls[{i}].{field}: expected {value!r}, got {got_value!r}"
+                        )
+        elif key == "notes":
+            for fragment in want:
+                if not any(fragment in note for note in stop.notes):
+                    problems.append(f"notes: none contains {fragment!r}; notes are {stop.notes}")
+        elif key == "details":
+            for name in want:
+                if name not in stop.details:
+                    problems.append(f"details: no {name!r}; keys are {sorted(stop.details)}")
+        elif key == "n_tool_calls":
+            if len(stop.tool_calls) != want:
+                problems.append(f"n_tool_calls: expected {want}, got {len(stop.tool_calls)}")
+        else:
+            got = getattr(stop, key)
+            if got != want:
+                problems.append(f"{key}: expected {want!r}, got {got!r}")
+    if problems:
+        raise AssertionError(
+            "Stop does not match expectation:\n  "
+            + "\n  ".join(problems)
+            + f"\n  (notes: {stop.notes})"
+        )
+
+
+def same_stop(a: stopkit.Stop, b: stopkit.Stop) -> None:
+    """Assert two Stops agree on what a caller acts on (stream vs whole reply)."""
+    fields = ("reason", "raw_reason", "detail", "text", "refusal", "stop_sequence", "provider")
+    diffs = [
+        f"{f}: {getattr(a, f)!r} != {getattr(b, f)!r}"
+        for f in fields
+        if getattr(a, f) != getattr(b, f)
+    ]
+    calls_a = [_call_view(c) for c in a.tool_calls]
+    calls_b = [_call_view(c) for c in b.tool_calls]
+    if calls_a != calls_b:
+        diffs.append(f"tool_calls: {calls_a} != {calls_b}")
+    if diffs:
+        raise AssertionError("the two Stops differ:\n  " + "\n  ".join(diffs))
+
+
+def to_sse(events: list[Any]) -> str:
+    """Render events as the SSE text a server would send (`event:` line when they have a type)."""
+    out = []
+    for event in events:
+        kind = event.get("type") if isinstance(event, dict) else None
+        head = f"event: {kind}\n" if isinstance(kind, str) else ""
+        out.append(f"{head}data: {json.dumps(event)}\n\n")
+    return "".join(out)

@@ -1,0 +1,57 @@
+"""The public surface: what `stopkit` exports, and what importing it costs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import stopkit
+
+
+def test_all_is_pinned_and_sorted() -> None:
+    """`stopkit.__all__` is exactly the curated public API, sorted, and every name resolves."""
+    expected = {
+        "Adapter", "AdapterNotFound", "FilteredReply", "PausedReply", "Stop", "StopReason",
+        "StopReasonError", "StopkitError", "StreamAccumulator", "ToolCall", "ToolResult",
+        "TruncatedReply", "UnknownStopReason", "UnsupportedReply", "__version__",
+        "anormalize_stream", "detect", "get_adapter", "normalize", "normalize_all",
+        "normalize_stream", "register_adapter", "registered_adapters", "unregister_adapter",
+    }  # fmt: skip
+    assert set(stopkit.__all__) == expected
+    assert list(stopkit.__all__) == sorted(stopkit.__all__)
+    for name in stopkit.__all__:
+        assert hasattr(stopkit, name), name
+
+
+def test_stop_reason_values_are_the_closed_set() -> None:
+    """The enum has exactly the seven documented, serialized values."""
+    assert [r.value for r in stopkit.StopReason] == [
+        "tool_request", "completed", "output_limit", "filtered", "paused", "stop_sequence",
+        "unknown",
+    ]  # fmt: skip
+
+
+def test_import_loads_no_provider_sdk_nor_httpx() -> None:
+    """`import stopkit` (and reading the registry) imports no provider SDK and no httpx."""
+    code = (
+        "import sys, json, stopkit\n"
+        "stopkit.registered_adapters()\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('anthropic', 'openai', 'httpx', 'httpx_sse') or m.startswith('google.genai'))\n"
+        "print(json.dumps(bad))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    assert json.loads(out) == []
+
+
+def test_stop_serializes_without_raw() -> None:
+    """A Stop dumps to JSON without the raw reply, and its reason as the stable string."""
+    stop = stopkit.Stop(
+        reason=stopkit.StopReason.COMPLETED, provider="x", raw={"huge": "reply"}, text="hi"
+    )
+    dumped = json.loads(stop.model_dump_json())
+    assert "raw" not in dumped
+    assert dumped["reason"] == "completed"
