@@ -10,7 +10,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._stop import Stop, StopReason, ToolCall, _fast_stop, _fast_tool_call
 
 __all__ = [
     "MISSING",
@@ -102,13 +102,17 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     if not isinstance(name, str) or not name:
         complete, error = False, error or "the call has no tool name"
         name = "" if not isinstance(name, str) else name
-    return ToolCall.model_construct(
-        id=call_id if isinstance(call_id, str) else ("" if call_id is None else str(call_id)),
-        name=name,
-        arguments=arguments,
-        arguments_json=arguments_json,
-        complete=complete,
-        error=error,
+    if not isinstance(call_id, str):
+        call_id = "" if call_id is None else str(call_id)
+    return _fast_tool_call(
+        {
+            "id": call_id,
+            "name": name,
+            "arguments": arguments,
+            "arguments_json": arguments_json,
+            "complete": complete,
+            "error": error,
+        }
     )
 
 
@@ -130,23 +134,25 @@ def make_stop(
 
     A `raw_reason` that is neither a string nor an int is kept in `details["raw_reason"]`.
     """
-    raw_reason = as_raw(raw_reason)
-    if raw_reason is not None and (
-        type(raw_reason) not in (str, int) or isinstance(raw_reason, bool)
-    ):
-        details = dict(details or {})
-        details["raw_reason"] = raw_reason
-        raw_reason = None
-    return Stop.model_construct(
-        reason=reason,
-        raw_reason=raw_reason,
-        provider=provider,
-        detail=detail,
-        text=text,
-        tool_calls=tool_calls,
-        refusal=refusal,
-        stop_sequence=stop_sequence,
-        notes=tuple(notes),
-        details=details if details is not None else {},
-        raw=raw,
+    kind = type(raw_reason)
+    if kind is not str and kind is not int and raw_reason is not None:
+        raw_reason = as_raw(raw_reason)
+        if type(raw_reason) not in (str, int):
+            # Not a value a stop field can hold: kept, but out of the typed field.
+            details = {**(details or {}), "raw_reason": raw_reason}
+            raw_reason = None
+    return _fast_stop(
+        {
+            "reason": reason,
+            "raw_reason": raw_reason,
+            "provider": provider,
+            "detail": detail,
+            "text": text,
+            "tool_calls": tool_calls,
+            "refusal": refusal,
+            "stop_sequence": stop_sequence,
+            "notes": notes if type(notes) is tuple else tuple(notes),
+            "details": details if details is not None else {},
+            "raw": raw,
+        }
     )

@@ -1,0 +1,83 @@
+"""The result models: the fast internal constructors give the same values validation would."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import pytest
+from pydantic import ValidationError
+
+from stopkit import Stop, StopReason, ToolCall
+from stopkit.adapters._common import make_stop, parse_arguments, tool_call
+
+
+def test_make_stop_equals_a_validated_stop() -> None:
+    """A Stop built on the hot path equals one built through validation, field for field."""
+    raw = {"any": "reply"}
+    fast = make_stop(
+        StopReason.TOOL_REQUEST, provider="p", raw=raw, raw_reason="tool_use",
+        tool_calls=(tool_call("c1", "f", '{"x": 1}'),), notes=["a note"],
+    )  # fmt: skip
+    slow = Stop(
+        reason="tool_request", provider="p", raw=raw, raw_reason="tool_use",
+        tool_calls=(ToolCall(id="c1", name="f", arguments={"x": 1}, arguments_json='{"x": 1}'),),
+        notes=("a note",),
+    )  # fmt: skip
+    assert fast == slow
+    assert fast.model_dump() == slow.model_dump()
+    assert fast.raw is raw
+
+
+def test_stop_is_immutable() -> None:
+    """Assigning to a Stop field raises: a Stop is a value."""
+    stop = make_stop(StopReason.COMPLETED, provider="p", raw=None)
+    with pytest.raises(ValidationError):
+        stop.reason = StopReason.UNKNOWN  # type: ignore[misc]
+
+
+def test_raw_reason_keeps_ints_and_enum_values() -> None:
+    """An int raw value stays an int; an SDK enum member becomes its wire value."""
+
+    class Finish(str, Enum):  # noqa: UP042 - the shape of google-genai's enums
+        STOP = "STOP"
+
+    assert make_stop(StopReason.COMPLETED, provider="p", raw=None, raw_reason=1).raw_reason == 1
+    assert make_stop(
+        StopReason.COMPLETED, provider="p", raw=None, raw_reason=Finish.STOP
+    ).raw_reason == "STOP"
+
+
+def test_raw_reason_of_a_wrong_type_is_kept_in_details() -> None:
+    """A stop value that is neither str nor int is not lost: it moves to details['raw_reason']."""
+    stop = make_stop(StopReason.UNKNOWN, provider="p", raw=None, raw_reason=["odd"])
+    assert stop.raw_reason is None
+    assert stop.details["raw_reason"] == ["odd"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "complete", "error_fragment"),
+    [
+        ('{"a": 1}', True, None),
+        ("", True, None),
+        ('{"a": ', False, "not valid JSON"),
+        ("[1, 2]", False, "not an object"),
+        (42, False, "int"),
+        ("[" * 100_000, False, "not valid JSON"),
+    ],
+)
+def test_parse_arguments(raw: object, complete: bool, error_fragment: str | None) -> None:
+    """Tool arguments parse to a dict, or mark the call incomplete with a reason."""
+    _, _, got_complete, error = parse_arguments(raw)
+    assert got_complete is complete
+    if error_fragment is None:
+        assert error is None
+    else:
+        assert error is not None
+        assert error_fragment in error
+
+
+def test_tool_call_without_name_is_incomplete() -> None:
+    """A call with no tool name can never be run."""
+    call = tool_call("c1", None, "{}")
+    assert (call.complete, call.name) == (False, "")
+    assert call.error is not None
