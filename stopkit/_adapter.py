@@ -63,3 +63,7 @@ class Adapter(Protocol):
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[Any]:
         """Return the provider-format messages that carry the tool results back."""
         ...
+
+    def resume(self, stop: Stop) -> tuple[list[Any], dict[str, Any]]:
+        """Return the messages to append and the call overrides that resume a paused reply."""
+        ...
