@@ -1,0 +1,331 @@
+"""The OpenAI Responses adapter: its tables against the installed SDK, and the loop methods."""
+
+from __future__ import annotations
+
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openai.types.responses import (
+    Response,
+    ResponseInputItem,
+    ResponseOutputItem,
+    ResponseStatus,
+    ResponseStreamEvent,
+)
+from openai.types.responses.response import IncompleteDetails
+from openai.types.responses.response_error import ResponseError
+from pydantic import TypeAdapter
+
+import stopkit
+from stopkit import StopReason, ToolResult
+from stopkit.adapters.openai_responses import (
+    CLIENT_CALL_TYPES,
+    ERROR_CODE,
+    INCOMPLETE_REASON,
+    OUTPUT_TYPE_OF,
+    STATUS,
+    OpenAIResponsesAdapter,
+)
+from tests.sdk_forms.openai_responses import to_sdk, to_sdk_event
+
+CASES = Path(__file__).parent / "payloads" / "openai_responses"
+ADAPTER = OpenAIResponsesAdapter()
+
+#: Output item types that are not client calls: messages, reasoning, provider-run tools, and
+#: the answers to calls. A new SDK item type fails `test_every_output_item_type_is_decided`
+#: until someone decides which side it is on.
+NOT_CALLS = {
+    "message",
+    "reasoning",
+    "compaction",
+    "additional_tools",
+    "program",
+    "program_output",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+    "mcp_list_tools",
+    *OUTPUT_TYPE_OF.values(),
+}
+
+
+def _literals(annotation: Any) -> list[str]:
+    """Every string of the Literals inside a (possibly Optional/Union) annotation."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return [a for a in typing.get_args(annotation) if isinstance(a, str)]
+    out: list[str] = []
+    for arg in typing.get_args(annotation):
+        out += _literals(arg)
+    return out
+
+
+def _reply(name: str) -> dict[str, Any]:
+    reply: dict[str, Any] = json.loads((CASES / name).read_text())["reply"]
+    return reply
+
+
+def _item_types(union: Any) -> set[str]:
+    members = typing.get_args(typing.get_args(union)[0])
+    return {_literals(m.model_fields["type"].annotation)[0] for m in members}
+
+
+def test_every_sdk_status_is_mapped() -> None:
+    """Every value of the installed SDK's ResponseStatus literal is in the status table."""
+    assert set(typing.get_args(ResponseStatus)) <= set(STATUS)
+
+
+def test_every_sdk_incomplete_reason_is_mapped() -> None:
+    """Every IncompleteDetails.reason value of the installed SDK is in the reason table."""
+    reasons = _literals(IncompleteDetails.model_fields["reason"].annotation)
+    assert reasons
+    assert set(reasons) <= set(INCOMPLETE_REASON)
+
+
+def test_every_sdk_error_code_is_mapped() -> None:
+    """Every ResponseError.code of the installed SDK is in the error-code table."""
+    codes = _literals(ResponseError.model_fields["code"].annotation)
+    assert len(codes) > 10
+    assert set(codes) <= set(ERROR_CODE)
+
+
+def test_every_output_item_type_is_decided() -> None:
+    """Every output item type of the SDK is either a client call or known not to be one."""
+    types = _item_types(ResponseOutputItem)
+    undecided = types - CLIENT_CALL_TYPES - NOT_CALLS
+    assert not undecided, f"decide whether these are client calls: {undecided}"
+    assert types >= CLIENT_CALL_TYPES
+
+
+def test_every_answer_type_is_an_sdk_input_item() -> None:
+    """The item type answering each client call is one the SDK accepts as input."""
+    assert set(OUTPUT_TYPE_OF) == CLIENT_CALL_TYPES
+    assert set(OUTPUT_TYPE_OF.values()) <= _item_types(ResponseInputItem)
+
+
+def test_tables_are_exposed_for_the_readme() -> None:
+    """The adapter exposes its three tables under their wire field names."""
+    assert ADAPTER.tables == {
+        "status": STATUS,
+        "incomplete_details.reason": INCOMPLETE_REASON,
+        "error.code": ERROR_CODE,
+    }
+    assert ADAPTER.name == "openai.responses"
+
+
+def test_detection_of_replies_and_events() -> None:
+    """A Response is detected as dict and SDK object; a Chat completion and its chunks are not."""
+    reply = _reply("completed_text.json")
+    assert ADAPTER.detects(reply)
+    assert ADAPTER.detects(to_sdk(reply))
+    assert not ADAPTER.detects({"object": "chat.completion", "choices": []})
+    assert not ADAPTER.detects(42)
+    assert ADAPTER.detects_event({"type": "response.created", "response": reply})
+    assert not ADAPTER.detects_event({"object": "chat.completion.chunk", "choices": []})
+    assert stopkit.detect(reply) is stopkit.get_adapter("openai.responses")
+
+
+def test_assistant_message_is_the_output_items_as_dicts() -> None:
+    """The assistant message is every output item as sent, reasoning included, in both forms."""
+    reply = _reply("completed_function_call.json")
+    items = ADAPTER.assistant_message(stopkit.normalize(reply))
+    assert items == reply["output"]
+    assert [i["type"] for i in items] == ["reasoning", "function_call"]
+    from_sdk = ADAPTER.assistant_message(stopkit.normalize(to_sdk(reply)))
+    assert from_sdk == reply["output"]
+    assert all(type(i) is dict for i in from_sdk)
+
+
+def _validate_inputs(items: list[dict[str, Any]]) -> None:
+    adapter = TypeAdapter(ResponseInputItem)
+    for item in items:
+        adapter.validate_python(item)
+
+
+def test_tool_results_for_function_calls() -> None:
+    """One function_call_output per call id, error results included, valid SDK input items."""
+    stop = stopkit.normalize(_reply("parallel_function_calls.json"))
+    results = [
+        ToolResult(call_id="call_a", name="get_weather", content='{"temp": 21}'),
+        ToolResult(call_id="call_b", name="get_time", content="boom", is_error=True),
+    ]
+    items = ADAPTER.tool_results(stop, results)
+    assert items == [
+        {"type": "function_call_output", "call_id": "call_a", "output": '{"temp": 21}'},
+        {"type": "function_call_output", "call_id": "call_b", "output": "boom"},
+    ]
+    _validate_inputs(items)
+
+
+def test_tool_results_answer_each_call_in_its_own_item_type() -> None:
+    """Each built-in client call is answered with the input item type the SDK defines for it."""
+    expected = {
+        "custom_tool_call.json": "custom_tool_call_output",
+        "computer_call.json": "computer_call_output",
+        "local_shell_call.json": "local_shell_call_output",
+        "shell_call_local.json": "shell_call_output",
+        "apply_patch_call.json": "apply_patch_call_output",
+        "tool_search_client.json": "tool_search_output",
+        "mcp_approval_request.json": "mcp_approval_response",
+    }
+    for case, kind in expected.items():
+        stop = stopkit.normalize(_reply(case))
+        (call,) = stop.tool_calls
+        content = "data:image/png;base64,AAAA" if kind == "computer_call_output" else "done"
+        items = ADAPTER.tool_results(
+            stop, [ToolResult(call_id=call.id, name=call.name, content=content)]
+        )
+        assert [i["type"] for i in items] == [kind], case
+        _validate_inputs(items)
+        sdk_stop = stopkit.normalize(to_sdk(_reply(case)))
+        assert (
+            ADAPTER.tool_results(
+                sdk_stop, [ToolResult(call_id=call.id, name=call.name, content=content)]
+            )
+            == items
+        )
+
+
+def test_mcp_approval_follows_the_result() -> None:
+    """An MCP approval request is approved by a good result and denied by an error result."""
+    stop = stopkit.normalize(_reply("mcp_approval_request.json"))
+    (call,) = stop.tool_calls
+    ok = ADAPTER.tool_results(stop, [ToolResult(call_id=call.id, name=call.name, content="ok")])
+    no = ADAPTER.tool_results(
+        stop, [ToolResult(call_id=call.id, name=call.name, content="not allowed", is_error=True)]
+    )
+    assert ok == [
+        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True}
+    ]
+    assert no[0]["approve"] is False
+    assert no[0]["reason"] == "not allowed"
+
+
+def test_shell_and_patch_results_carry_failure() -> None:
+    """A failed shell or patch result says so in the shape the API reads (exit code, status)."""
+    stop = stopkit.normalize(_reply("shell_call_local.json"))
+    (shell,) = ADAPTER.tool_results(
+        stop,
+        [ToolResult(call_id="call_sh1", name="shell_call", content="no such file", is_error=True)],
+    )
+    assert shell["output"] == [
+        {"stdout": "", "stderr": "no such file", "outcome": {"type": "exit", "exit_code": 1}}
+    ]
+    stop = stopkit.normalize(_reply("apply_patch_call.json"))
+    (patch,) = ADAPTER.tool_results(
+        stop,
+        [ToolResult(call_id="call_ap1", name="apply_patch_call", content="bad", is_error=True)],
+    )
+    assert patch["status"] == "failed"
+
+
+def test_program_caller_is_echoed_in_the_output() -> None:
+    """A call made by a program is answered with the same caller, so the program gets it."""
+    stop = stopkit.normalize(_reply("function_call_from_program.json"))
+    (item,) = ADAPTER.tool_results(
+        stop, [ToolResult(call_id="call_p1", name="get_weather", content="sunny")]
+    )
+    assert item["caller"] == {"type": "program", "caller_id": "prog_call_1"}
+    _validate_inputs([item])
+
+
+def test_resume_background_polls_the_response() -> None:
+    """A queued or in-progress response resumes with no messages and the id to poll."""
+    for case in ("queued.json", "in_progress.json"):
+        stop = stopkit.normalize(_reply(case))
+        assert stop.reason is StopReason.PAUSED
+        assert ADAPTER.resume(stop) == ([], {"poll_response_id": "resp_001"})
+        assert ADAPTER.resume(stopkit.normalize(to_sdk(_reply(case))))[1] == {
+            "poll_response_id": "resp_001"
+        }
+
+
+def test_resume_steered_and_max_messages_append_the_items() -> None:
+    """A steered or max_messages response resumes by appending its items, no overrides."""
+    for case in ("incomplete_steered.json", "incomplete_max_messages.json"):
+        reply = _reply(case)
+        assert ADAPTER.resume(stopkit.normalize(reply)) == (reply["output"], {})
+
+
+def test_resume_refuses_a_stop_that_is_not_paused() -> None:
+    """Resuming a reply that is not paused is a programming error."""
+    with pytest.raises(ValueError, match="only a paused reply"):
+        ADAPTER.resume(stopkit.normalize(_reply("completed_text.json")))
+
+
+def _events(name: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = json.loads((CASES / name).read_text())["events"]
+    return events
+
+
+def test_stream_result_can_be_read_before_and_after_the_end() -> None:
+    """result() is stream_incomplete mid-stream, then the final Stop, and repeatable."""
+    events = _events("parallel_function_calls.stream.json")
+    acc = ADAPTER.stream()
+    for event in events[:-1]:
+        acc.feed(event)
+    mid = acc.result()
+    assert (mid.reason, mid.detail) == (StopReason.UNKNOWN, "stream_incomplete")
+    assert [c.id for c in mid.tool_calls] == ["call_a", "call_b"]
+    acc.feed(events[-1])
+    first, second = acc.result(), acc.result()
+    assert first.reason is StopReason.TOOL_REQUEST
+    assert first == second
+
+
+def test_error_event_beside_a_completed_terminal_makes_it_unknown() -> None:
+    """An error event in a stream whose terminal event says completed makes the Stop unknown."""
+    events = _events("completed_text.stream.json")
+    bad = [*events[:-1], {"type": "error", "code": "server_error", "message": "x"}, events[-1]]
+    stop = stopkit.normalize_stream(bad)
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "error")
+    assert stop.text == "The capital of France is Paris."
+    assert stop.details["stream_errors"] == [
+        {"type": "error", "code": "server_error", "message": "x"}
+    ]
+
+
+def test_error_event_does_not_hide_a_truncation() -> None:
+    """An error event beside an output_limit terminal keeps output_limit (rules 1-3 first)."""
+    events = _events("incomplete_max_output_tokens.stream.json")
+    bad = [*events[:-1], {"type": "error", "code": "server_error", "message": "x"}, events[-1]]
+    assert stopkit.normalize_stream(bad).reason is StopReason.OUTPUT_LIMIT
+
+
+def test_sdk_event_objects_are_read() -> None:
+    """The SDK's own event objects give the same Stop as their JSON dicts."""
+    events = _events("incomplete_max_output_tokens_call.stream.json")
+    objects = [to_sdk_event(e) for e in events]
+    assert all(
+        isinstance(o, typing.get_args(typing.get_args(ResponseStreamEvent)[0])) for o in objects
+    )
+    stop = stopkit.normalize_stream(objects)
+    assert stop.reason is StopReason.OUTPUT_LIMIT
+    assert not stop.tool_calls[0].complete
+
+
+def test_sdk_response_is_the_real_class() -> None:
+    """The SDK form used by the payload table is openai's own Response class."""
+    assert isinstance(to_sdk(_reply("completed_text.json")), Response)
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        [None, 3, "x"],
+        [{"type": "message", "content": "not a list"}],
+        [{"type": "message", "content": [{"type": "output_text", "text": 5}]}],
+        [{"type": "function_call", "name": None, "arguments": 7}],
+        [{"type": "computer_call", "call_id": "c", "action": "click"}],
+        [{"type": "mcp_approval_request"}],
+    ],
+)
+def test_odd_items_never_raise(output: list[Any]) -> None:
+    """Odd or broken output items give a Stop, never an exception."""
+    stop = stopkit.normalize({"object": "response", "status": "completed", "output": output})
+    assert stop.provider == "openai.responses"
+    assert all(isinstance(c.complete, bool) for c in stop.tool_calls)
