@@ -86,11 +86,16 @@ def test_every_sdk_incomplete_reason_is_mapped() -> None:
     assert set(reasons) <= set(INCOMPLETE_REASON)
 
 
-def test_every_sdk_error_code_is_mapped() -> None:
-    """Every ResponseError.code of the installed SDK is in the error-code table."""
-    codes = _literals(ResponseError.model_fields["code"].annotation)
-    assert len(codes) > 10
-    assert set(codes) <= set(ERROR_CODE)
+def test_every_sdk_policy_error_code_is_filtered() -> None:
+    """Every policy code of the SDK's ResponseError.code is in the table; the rest are errors."""
+    codes = set(_literals(ResponseError.model_fields["code"].annotation))
+    policy = {code for code in codes if "policy" in code}
+    assert policy == set(ERROR_CODE), "a policy code is missing, or a code left the SDK"
+    assert all(reason is StopReason.FILTERED for reason, _ in ERROR_CODE.values())
+    stop = stopkit.normalize(
+        {"object": "response", "status": "failed", "output": [], "error": {"code": "server_error"}}
+    )
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "error")
 
 
 def test_every_output_item_type_is_decided() -> None:
@@ -126,6 +131,8 @@ def test_detection_of_replies_and_events() -> None:
     assert not ADAPTER.detects(42)
     assert ADAPTER.detects_event({"type": "response.created", "response": reply})
     assert not ADAPTER.detects_event({"object": "chat.completion.chunk", "choices": []})
+    assert ADAPTER.detects_event({"type": "error", "code": "x", "sequence_number": 0})
+    assert not ADAPTER.detects_event({"type": "error", "error": {"type": "overloaded_error"}})
     assert stopkit.detect(reply) is stopkit.get_adapter("openai.responses")
 
 
@@ -294,6 +301,24 @@ def test_error_event_does_not_hide_a_truncation() -> None:
     events = _events("incomplete_max_output_tokens.stream.json")
     bad = [*events[:-1], {"type": "error", "code": "server_error", "message": "x"}, events[-1]]
     assert stopkit.normalize_stream(bad).reason is StopReason.OUTPUT_LIMIT
+
+
+def test_streamed_items_fill_a_terminal_response_without_output() -> None:
+    """When the terminal response has no output, the streamed items are what gets appended."""
+    events = _events("terminal_without_output.stream.json")
+    want = _reply("completed_function_call.json")["output"]
+    for form in (events, [to_sdk_event(e) for e in events]):
+        stop = stopkit.normalize_stream(form)
+        assert stop.reason is StopReason.TOOL_REQUEST
+        assert ADAPTER.assistant_message(stop) == want
+
+
+def test_cut_stream_keeps_what_arrived_as_its_raw_output() -> None:
+    """A cut stream's Stop carries the items received, the unfinished call with its fragments."""
+    stop = stopkit.normalize_stream(_events("cut_stream.stream.json"))
+    items = ADAPTER.assistant_message(stop)
+    assert [i["type"] for i in items] == ["message", "function_call", "function_call"]
+    assert items[2]["arguments"] == '{"tz":"Eur'
 
 
 def test_sdk_event_objects_are_read() -> None:

@@ -144,7 +144,7 @@ class ResponsesStream:
                 stop = read_response(response)
             else:
                 items, _ = self._assembled()
-                stop = read_response(response, items)
+                stop = read_response(response, items, raw=_with_output(response, items))
             if not self._errors:
                 return stop
             extras = {**stop.details, "stream_errors": self._errors}
@@ -182,7 +182,7 @@ class ResponsesStream:
         return make_stop(
             StopReason.UNKNOWN,
             provider=PROVIDER,
-            raw=self._snapshot,
+            raw=_with_output(self._snapshot, items),
             detail=detail,
             text="".join(text),
             tool_calls=tuple(calls),
@@ -190,3 +190,14 @@ class ResponsesStream:
             notes=notes,
             details=details,
         )
+
+
+def _with_output(response: Any, items: list[Any]) -> Any:
+    """The response with the streamed items as its output (what `assistant_message` reads)."""
+    if response is None:
+        return {"object": "response", "output": items}
+    if type(response) is dict:
+        return {**response, "output": items}
+    if hasattr(response, "model_copy"):
+        return response.model_copy(update={"output": items})
+    return response

@@ -52,38 +52,12 @@ INCOMPLETE_REASON: dict[str, tuple[StopReason, str | None]] = {
 
 # `Response.error.code` of a `failed` response: openai/types/responses/response_error.py
 # (ResponseError.code). The policy codes say a policy blocked the reply: filtered, not an error.
+# Every other code (server_error, rate_limit_exceeded, invalid_prompt, the image codes, ...)
+# keeps the `failed` row of STATUS: unknown/error, with the error in `details["error"]`.
 ERROR_CODE: dict[str, tuple[StopReason, str | None]] = {
-    **{
-        code: (StopReason.FILTERED, "policy")
-        for code in (
-            "bio_policy",
-            "misalignment_policy_violation",
-            "image_content_policy_violation",
-        )
-    },
-    **{
-        code: (StopReason.UNKNOWN, "error")
-        for code in (
-            "server_error",
-            "rate_limit_exceeded",
-            "invalid_prompt",
-            "data_residency_mismatch",
-            "vector_store_timeout",
-            "invalid_image",
-            "invalid_image_format",
-            "invalid_base64_image",
-            "invalid_image_url",
-            "image_too_large",
-            "image_too_small",
-            "image_parse_error",
-            "invalid_image_mode",
-            "image_file_too_large",
-            "unsupported_image_media_type",
-            "empty_image_file",
-            "failed_to_download_image",
-            "image_file_not_found",
-        )
-    },
+    "bio_policy": (StopReason.FILTERED, "policy"),
+    "misalignment_policy_violation": (StopReason.FILTERED, "policy"),
+    "image_content_policy_violation": (StopReason.FILTERED, "policy"),
 }
 
 # Output items the caller must act on (openai/types/responses/response_output_item.py), how
@@ -345,8 +319,13 @@ class OpenAIResponsesAdapter:
         return bool(field(reply, "object") == "response")
 
     def detects_event(self, event: Any) -> bool:
-        """Say whether `event` is a Responses stream event (`type` starts with `response.`)."""
+        """Say whether `event` is a Responses stream event (`type` starts with `response.`).
+
+        An `error` event counts only with its `sequence_number`, which other APIs' errors lack.
+        """
         kind = field(event, "type")
+        if kind == "error":
+            return field(event, "sequence_number") is not None
         return isinstance(kind, str) and kind.startswith("response.")
 
     def normalize(self, reply: Any) -> Stop:
