@@ -1,0 +1,337 @@
+"""The bedrock adapter: service-model values, detection, the loop's continuation messages."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stopkit
+from stopkit.adapters.bedrock import STOP_REASONS, STREAM_ERRORS, BedrockAdapter
+
+ADAPTER = BedrockAdapter()
+
+# Pinned from botocore 1.43.11, botocore/data/bedrock-runtime/2023-09-30/service-2.json:
+# shape "StopReason" (enum) and the exception members of shape "ConverseStreamOutput".
+# botocore is not a dependency of stopkit (nor of its dev tools), so the list is pinned here;
+# `test_service_model_when_botocore_is_installed` re-reads it when botocore is importable.
+SERVICE_MODEL_STOP_REASONS = (
+    "end_turn",
+    "tool_use",
+    "max_tokens",
+    "stop_sequence",
+    "guardrail_intervened",
+    "content_filtered",
+    "malformed_model_output",
+    "malformed_tool_use",
+    "model_context_window_exceeded",
+)
+SERVICE_MODEL_STREAM_EXCEPTIONS = (
+    "internalServerException",
+    "modelStreamErrorException",
+    "validationException",
+    "throttlingException",
+    "serviceUnavailableException",
+)
+
+PAYLOADS = Path(__file__).parent / "payloads" / "bedrock"
+
+
+def _case(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+    return data
+
+
+def test_every_service_model_stop_reason_is_mapped() -> None:
+    """Every StopReason value of the bedrock-runtime service model is in the table, and no other."""
+    assert set(STOP_REASONS) == set(SERVICE_MODEL_STOP_REASONS)
+    assert set(STREAM_ERRORS) == set(SERVICE_MODEL_STREAM_EXCEPTIONS)
+    assert ADAPTER.tables["stopReason"] is STOP_REASONS
+
+
+def test_service_model_when_botocore_is_installed() -> None:
+    """Where botocore is importable, its own service model lists exactly the pinned values."""
+    botocore = pytest.importorskip("botocore", reason="botocore is not installed here")
+    folder = Path(botocore.__file__).parent / "data" / "bedrock-runtime"
+    models = sorted(folder.glob("*/service-2.json*"))
+    assert models, f"no bedrock-runtime service model under {folder}"
+    raw = models[-1].read_bytes()
+    shapes = json.loads(gzip.decompress(raw) if models[-1].suffix == ".gz" else raw)["shapes"]
+    assert set(shapes["StopReason"]["enum"]) == set(STOP_REASONS)
+    stream_members = shapes["ConverseStreamOutput"]["members"]
+    assert {m for m in stream_members if m.endswith("Exception")} == set(STREAM_ERRORS)
+
+
+def test_payload_cases_cover_every_table_value() -> None:
+    """Every value of every table has a payload case showing it (a reply or a stream)."""
+    seen: set[str] = set()
+    for path in PAYLOADS.glob("*.json"):
+        seen.add(str(json.loads(path.read_text(encoding="utf-8"))["expect"].get("raw_reason")))
+    covered = {*STOP_REASONS, "modelStreamErrorException", "throttlingException"}
+    assert covered <= seen
+    # The other exception events go through the same table entry; check them directly.
+    for name in STREAM_ERRORS:
+        stop = stopkit.normalize_stream([{name: {"message": "boom"}}])
+        assert (stop.reason.value, stop.detail, stop.raw_reason) == ("unknown", "error", name)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"object": "response", "output": [{"type": "message", "content": []}]},
+        {"model": "llama3", "message": {"role": "assistant", "content": "Hi"}, "done": True},
+        {"id": "c1", "finish_reason": "COMPLETE", "message": {"role": "assistant"}},
+        {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"},
+        {"candidates": [{"content": {"parts": [{"text": "Hi"}]}, "finishReason": "STOP"}]},
+        {"output": "text", "stopReason": "end_turn"},
+    ],
+)
+def test_other_shapes_are_not_bedrock_replies(reply: dict[str, Any]) -> None:
+    """Replies of the other wire APIs (and a string `output`) are not taken for Converse."""
+    assert not ADAPTER.detects(reply)
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"type": "message_start", "message": {}},
+        {"type": "message-start", "delta": {}},
+        {"object": "chat.completion.chunk", "choices": []},
+        {"type": "response.created", "response": {}},
+        {"candidates": [{"content": {"parts": [{"text": "Hi"}]}}]},
+        {"model": "llama3", "message": {"content": "Hi"}, "done": False},
+        {"metadata": "not a ConverseStream metadata event"},
+        "messageStart",
+    ],
+)
+def test_other_first_events_are_not_bedrock_streams(event: Any) -> None:
+    """First events of the other wire APIs' streams are not taken for a ConverseStream."""
+    assert not ADAPTER.detects_event(event)
+
+
+def test_assistant_message_is_the_content_as_sent() -> None:
+    """The assistant message holds the reply's content blocks as sent, reasoning included."""
+    reply = _case("reasoning_excluded.json")["reply"]
+    stop = stopkit.normalize(reply)
+    assert ADAPTER.assistant_message(stop) == [
+        {"role": "assistant", "content": reply["output"]["message"]["content"]}
+    ]
+
+
+def test_assistant_message_drops_blank_text_blocks() -> None:
+    """Whitespace-only text blocks are left out: Bedrock rejects them in a request."""
+    use = {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}}
+    reply = {
+        "output": {"message": {"role": "assistant", "content": [{"text": " \n"}, use]}},
+        "stopReason": "tool_use",
+    }
+    message = ADAPTER.assistant_message(stopkit.normalize(reply))
+    assert message == [{"role": "assistant", "content": [use]}]
+
+
+def test_assistant_message_from_a_stream_is_the_reassembled_reply() -> None:
+    """A streamed reply gives the blocks Converse would return: input parsed, signature kept."""
+    stop = stopkit.normalize_stream(_case("reasoning.stream.json")["events"])
+    assert ADAPTER.assistant_message(stop) == [
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "reasoningContent": {
+                        "reasoningText": {
+                            "text": "The user wants the weather; I should call the tool.",
+                            "signature": "sig-abc",
+                        }
+                    }
+                },
+                {"text": "Checking the weather."},
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_w1",
+                        "name": "get_weather",
+                        "input": {"city": "Paris"},
+                    }
+                },
+            ],
+        }
+    ]
+
+
+def test_assistant_message_without_a_converse_reply_is_rebuilt() -> None:
+    """A Stop not read from a Converse reply is rebuilt from its text and tool calls."""
+    call = stopkit.ToolCall(id="t1", name="get_weather", arguments={"city": "Paris"})
+    stop = stopkit.Stop(
+        reason=stopkit.StopReason.TOOL_REQUEST, provider="bedrock", text="Hm.", tool_calls=(call,)
+    )
+    assert ADAPTER.assistant_message(stop) == [
+        {
+            "role": "assistant",
+            "content": [
+                {"text": "Hm."},
+                {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": "Paris"}}},
+            ],
+        }
+    ]
+
+
+def test_tool_results_are_one_user_message_of_tool_result_blocks() -> None:
+    """Results go back in one user message, in order: JSON objects as json, errors flagged."""
+    stop = stopkit.normalize(_case("tool_use_parallel.json")["reply"])
+    results = [
+        stopkit.ToolResult(call_id="tooluse_w1", name="get_weather", content='{"temp": 21}'),
+        stopkit.ToolResult(
+            call_id="tooluse_t2", name="get_time", content="TimeoutError: 5 s", is_error=True
+        ),
+        stopkit.ToolResult(call_id="tooluse_x", name="echo", content="[1, 2]"),
+    ]
+    assert ADAPTER.tool_results(stop, results) == [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_w1",
+                        "content": [{"json": {"temp": 21}}],
+                        "status": "success",
+                    }
+                },
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_t2",
+                        "content": [{"text": "TimeoutError: 5 s"}],
+                        "status": "error",
+                    }
+                },
+                {
+                    "toolResult": {
+                        "toolUseId": "tooluse_x",
+                        "content": [{"text": "[1, 2]"}],
+                        "status": "success",
+                    }
+                },
+            ],
+        }
+    ]
+
+
+def test_resume_raises_a_clear_error() -> None:
+    """Bedrock has no paused value, so resume refuses with a ValueError saying so."""
+    stop = stopkit.normalize(_case("end_turn.json")["reply"])
+    with pytest.raises(ValueError, match="no paused stopReason"):
+        ADAPTER.resume(stop)
+
+
+def test_stream_result_is_stable_and_cheap_to_repeat() -> None:
+    """result() may be called more than once, before and after the end, without changing state."""
+    acc = ADAPTER.stream()
+    events = _case("tool_use.stream.json")["events"]
+    for event in events[:5]:
+        acc.feed(event)
+    early = acc.result()
+    assert (early.reason.value, early.detail) == ("unknown", "stream_incomplete")
+    assert acc.result() is early
+    for event in events[5:]:
+        acc.feed(event)
+    final = acc.result()
+    assert final.reason is stopkit.StopReason.TOOL_REQUEST
+    assert final.tool_calls[0].arguments == {"city": "Paris"}
+    assert acc.result() is final
+
+
+def _reply(content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
+    return {
+        "output": {"message": {"role": "assistant", "content": content}},
+        "stopReason": stop_reason,
+        "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+    }
+
+
+class _Script:
+    """A scripted Bedrock model: replays replies, records each call's messages and overrides."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        self.replies = list(replies)
+        self.calls: list[tuple[list[Any], dict[str, Any]]] = []
+
+    def __call__(self, messages: list[Any], **overrides: Any) -> dict[str, Any]:
+        self.calls.append((list(messages), overrides))
+        return self.replies.pop(0)
+
+
+def _run_loop() -> Any:
+    run_loop = getattr(stopkit, "run_loop", None)
+    if run_loop is None:
+        pytest.skip("this checkout has no loop driver yet")
+    return run_loop
+
+
+def test_loop_tool_round_trip() -> None:
+    """The loop runs a Bedrock tool call and sends back a Converse-valid transcript."""
+    run_loop = _run_loop()
+    use = {"toolUse": {"toolUseId": "tu1", "name": "get_weather", "input": {"city": "Paris"}}}
+    model = _Script(
+        [
+            _reply([{"text": "Checking."}, use], "tool_use"),
+            _reply([{"text": "21 °C in Paris."}], "end_turn"),
+        ]
+    )
+    start = [{"role": "user", "content": [{"text": "Weather in Paris?"}]}]
+    outcome = run_loop(
+        model, start, tools={"get_weather": lambda city: {"temp": 21}}, adapter="bedrock"
+    )
+    assert (outcome.termination.value, outcome.text) == ("completed", "21 °C in Paris.")
+    sent = model.calls[1][0]
+    assert sent[1] == {"role": "assistant", "content": [{"text": "Checking."}, use]}
+    assert sent[2] == {
+        "role": "user",
+        "content": [
+            {
+                "toolResult": {
+                    "toolUseId": "tu1",
+                    "content": [{"json": {"temp": 21}}],
+                    "status": "success",
+                }
+            }
+        ],
+    }
+
+
+def test_loop_truncated_tool_call_is_never_run_nor_appended() -> None:
+    """A toolUse cut at max_tokens is not run; the retry's transcript lacks the cut reply."""
+    run_loop = _run_loop()
+    use = {"toolUse": {"toolUseId": "tu1", "name": "get_weather", "input": {"city": "Par"}}}
+    ran: list[str] = []
+    model = _Script([_reply([use], "max_tokens"), _reply([{"text": "Done."}], "end_turn")])
+    start = [{"role": "user", "content": [{"text": "Weather in Paris?"}]}]
+    outcome = run_loop(
+        model,
+        start,
+        tools={"get_weather": lambda city: ran.append(city)},
+        adapter="bedrock",
+        max_tokens=100,
+    )
+    assert ran == []
+    assert outcome.termination.value == "completed"
+    assert model.calls[1][0] == start
+    assert model.calls[1][1].get("max_tokens", 0) > 100
+
+
+def test_proxy_sse_with_event_names_reads_like_the_boto3_events() -> None:
+    """SSE from a proxy naming each event in its `event:` line gives the boto3 events' Stop."""
+    events = _case("tool_use.stream.json")["events"]
+    text = "".join(
+        f"event: {name}\ndata: {json.dumps(payload)}\n\n"
+        for event in events
+        for name, payload in event.items()
+    )
+    from_sse = stopkit.normalize_stream(text)
+    from_events = stopkit.normalize_stream(events)
+    assert from_sse.provider == "bedrock"
+    assert (from_sse.reason, from_sse.text, from_sse.tool_calls) == (
+        from_events.reason,
+        from_events.text,
+        from_events.tool_calls,
+    )
