@@ -1,0 +1,274 @@
+"""The stream accumulator of the OpenAI Chat adapter: chunks in, the whole reply's `Stop` out.
+
+Per choice it keeps lists of text and refusal pieces, and per tool call (merged by `index`) the
+id and name of the first fragment that has them and the list of argument pieces; everything is
+joined and parsed once, in `result()`. The chunk carrying `finish_reason` is the terminal one;
+what follows (the usage-only chunk, Azure's late filter annotations) is still read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stopkit._stop import Stop, StopReason
+from stopkit.adapters._common import as_list, as_raw, field, tool_call
+from stopkit.adapters._openai_chat_rules import (
+    FINISH_REASON,
+    decide,
+    filter_detail,
+    prompt_filtered,
+    text_of,
+)
+
+__all__ = ["ChatStream"]
+
+_R = StopReason
+# When a choice gets a second finish_reason (Azure's asynchronous filter sends content_filter
+# after stop), the later one wins unless it is milder than the one already held.
+_STRICTNESS = {
+    _R.COMPLETED: 1,
+    _R.STOP_SEQUENCE: 1,
+    _R.TOOL_REQUEST: 2,
+    _R.OUTPUT_LIMIT: 3,
+    _R.PAUSED: 3,
+    _R.UNKNOWN: 4,
+    _R.FILTERED: 5,
+}
+
+
+def _rank(raw: Any) -> int:
+    mapped = FINISH_REASON.get(raw) if isinstance(raw, str) else None
+    return _STRICTNESS[mapped[0]] if mapped is not None else _STRICTNESS[_R.UNKNOWN]
+
+
+class _Call:
+    __slots__ = ("args", "id", "name", "whole")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name: str | None = None
+        self.args: list[str] = []
+        self.whole: Any = None  # arguments sent as an object rather than string pieces
+
+
+class _Choice:
+    __slots__ = (
+        "by_id",
+        "by_index",
+        "calls",
+        "error",
+        "filter_results",
+        "finish",
+        "finish_details",
+        "legacy_args",
+        "legacy_name",
+        "native",
+        "refusal",
+        "stop_reason",
+        "text",
+    )
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.refusal: list[str] = []
+        self.calls: list[_Call] = []
+        self.by_index: dict[int, int] = {}
+        self.by_id: dict[str, int] = {}
+        self.legacy_name: str | None = None
+        self.legacy_args: list[str] = []
+        self.finish: Any = None
+        self.stop_reason: Any = None
+        self.native: Any = None
+        self.error: Any = None
+        self.filter_results: Any = None
+        self.finish_details: Any = None
+
+    def merge_call(self, fragment: Any) -> None:
+        index = field(fragment, "index")
+        call_id = field(fragment, "id")
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        position: int | None
+        if type(index) is int:
+            position = self.by_index.get(index)
+            # Some servers number every call 0 and send each whole: a new id is a new call.
+            if position is not None and call_id and self.calls[position].id not in (None, call_id):
+                position = None
+        elif call_id is not None:
+            position = self.by_id.get(call_id)
+        else:
+            position = len(self.calls) - 1 if self.calls else None
+        if position is None:
+            position = len(self.calls)
+            self.calls.append(_Call())
+        if type(index) is int:
+            self.by_index[index] = position
+        call = self.calls[position]
+        if call_id is not None:
+            self.by_id[call_id] = position
+            if call.id is None:
+                call.id = call_id
+        function = field(fragment, "function")
+        name = field(function, "name")
+        if call.name is None and isinstance(name, str) and name:
+            call.name = name
+        arguments = field(function, "arguments")
+        if isinstance(arguments, str):
+            if arguments:
+                call.args.append(arguments)
+        elif arguments is not None:
+            call.whole = arguments
+
+    def feed(self, choice: Any) -> None:
+        delta = field(choice, "delta")
+        if delta is not None:
+            content = field(delta, "content")
+            if content:
+                text = text_of(content)
+                if text:
+                    self.text.append(text)
+            refusal = field(delta, "refusal")
+            if isinstance(refusal, str) and refusal:
+                self.refusal.append(refusal)
+            for fragment in as_list(field(delta, "tool_calls")):
+                self.merge_call(fragment)
+            legacy = field(delta, "function_call")
+            if legacy is not None:
+                name = field(legacy, "name")
+                if self.legacy_name is None and isinstance(name, str) and name:
+                    self.legacy_name = name
+                arguments = field(legacy, "arguments")
+                if isinstance(arguments, str) and arguments:
+                    self.legacy_args.append(arguments)
+        finish = as_raw(field(choice, "finish_reason"))
+        if (
+            finish is not None
+            and finish != ""
+            and (self.finish is None or _rank(finish) >= _rank(self.finish))
+        ):
+            self.finish = finish
+        for attribute, key in (
+            ("stop_reason", "stop_reason"),
+            ("native", "native_finish_reason"),
+            ("error", "error"),
+            ("finish_details", "finish_details"),
+        ):
+            value = field(choice, key)
+            if value is not None:
+                setattr(self, attribute, value)
+        results = field(choice, "content_filter_results")
+        # Keep the first results that filtered; a later annotation saying all is well (or
+        # an empty one) never undoes them.
+        if results and self.filter_results is None and filter_detail(results)[0] is not None:
+            self.filter_results = results
+
+
+class ChatStream:
+    """Collects one streamed chat completion into the `Stop` its whole reply would give.
+
+    Example:
+        >>> acc = ChatStream()
+        >>> acc.feed({"object": "chat.completion.chunk", "choices": [{"index": 0,
+        ...     "delta": {"content": "Hi"}, "finish_reason": "stop"}]})
+        >>> acc.result().reason.value
+        'completed'
+    """
+
+    def __init__(self) -> None:
+        self._choices: dict[int, _Choice] = {}
+        self._error: Any = None
+        self._prompt_filters: list[Any] = []
+        self._cache: tuple[Stop, ...] | None = None
+
+    def feed(self, event: Any) -> None:
+        """Take one chunk: an SDK `ChatCompletionChunk` or its parsed JSON `data:` object."""
+        self._cache = None
+        error = field(event, "error")
+        if error is None:
+            error = field(field(event, "x_groq"), "error") or None
+        if error is not None and self._error is None:
+            self._error = error
+        filters = field(event, "prompt_filter_results")
+        if filters:
+            self._prompt_filters.extend(as_list(filters))
+        for choice in as_list(field(event, "choices")):
+            index = field(choice, "index")
+            key = index if type(index) is int else 0
+            state = self._choices.get(key)
+            if state is None:
+                state = self._choices[key] = _Choice()
+            state.feed(choice)
+
+    def _stop(self, state: _Choice | None) -> Stop:
+        details: dict[str, Any] = {}
+        notes: list[str] = []
+        hits = prompt_filtered({"prompt_filter_results": self._prompt_filters})
+        if hits:
+            details["prompt_filter_results"] = self._prompt_filters
+        if state is None:
+            if hits:
+                return decide(
+                    None,
+                    raw=None,
+                    text="",
+                    refusal=None,
+                    calls=(),
+                    details=details,
+                    notes=notes,
+                    prompt_hits=hits,
+                )
+            return decide(
+                None,
+                raw=None,
+                text="",
+                refusal=None,
+                calls=(),
+                details=details,
+                notes=notes,
+                error=self._error,
+                incomplete=True,
+            )
+        if state.calls:
+            calls = tuple(
+                tool_call(c.id, c.name, "".join(c.args) if c.whole is None else c.whole)
+                for c in state.calls
+            )
+        elif state.legacy_name is not None:
+            calls = (tool_call("", state.legacy_name, "".join(state.legacy_args)),)
+            details["legacy_function_call"] = True
+        else:
+            calls = ()
+        for key, value in (
+            ("native_finish_reason", state.native),
+            ("finish_details", state.finish_details),
+            ("content_filter_results", state.filter_results),
+        ):
+            if value:
+                details[key] = value
+        return decide(
+            state.finish,
+            raw=None,
+            text="".join(state.text),
+            refusal="".join(state.refusal) or None,
+            calls=calls,
+            details=details,
+            notes=notes,
+            error=state.error if state.error is not None else self._error,
+            stop_reason=state.stop_reason,
+            filtered=filter_detail(state.filter_results),
+            prompt_hits=hits,
+            finish_details_type=field(state.finish_details, "type"),
+            incomplete=state.finish is None and state.finish_details is None,
+        )
+
+    def results(self) -> tuple[Stop, ...]:
+        """Return one `Stop` per choice seen, in `index` order (`n > 1`)."""
+        if self._cache is None:
+            if not self._choices:
+                self._cache = (self._stop(None),)
+            else:
+                self._cache = tuple(self._stop(self._choices[i]) for i in sorted(self._choices))
+        return self._cache
+
+    def result(self) -> Stop:
+        """Return the `Stop` of the first choice (`stream_incomplete` before finish_reason)."""
+        return self.results()[0]

@@ -1,0 +1,277 @@
+"""The OpenAI Chat Completions adapter, also for the servers that speak its dialect.
+
+One table maps `choices[i].finish_reason` (OpenAI's five values plus the compatible servers' own:
+DeepSeek, vLLM, OpenRouter, Together, Mistral); a few named steps then read the rest of the choice
+(`message.refusal`, tool calls, Azure content filter results, in-band errors, vLLM `stop_reason`),
+each leaving a note on the `Stop`. The tables and steps live in `_openai_chat_rules.py`; streams
+are read by `_openai_chat_stream.ChatStream`, which hands what it assembled to the same `decide`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.adapters._common import as_raw, field, make_stop
+from stopkit.adapters._openai_chat_rules import (
+    CONTENT_FILTER,
+    FINISH_DETAILS_TYPE,
+    FINISH_REASON,
+    PROMPT_FILTER,
+    PROVIDER,
+    decide,
+    filter_detail,
+    prompt_filtered,
+    read_calls,
+    text_of,
+)
+
+if TYPE_CHECKING:
+    from stopkit.adapters._openai_chat_stream import ChatStream
+
+__all__ = ["CONTENT_FILTER", "FINISH_DETAILS_TYPE", "FINISH_REASON", "OpenAIChatAdapter"]
+
+_R = StopReason
+_EMPTY: tuple[ToolCall, ...] = ()
+
+
+def _extras(reply: Any, choice: Any, details: dict[str, Any]) -> Any:
+    """Copy the dialect extras of one choice into `details`; return the in-band error if any."""
+    for key in ("native_finish_reason", "finish_details", "content_filter_results"):
+        value = field(choice, key)
+        if value:
+            details[key] = value
+    error = field(choice, "error")
+    if error is None:
+        error = field(reply, "error")
+    if error is None:
+        error = field(field(reply, "x_groq"), "error") or None
+    return error
+
+
+def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
+    details: dict[str, Any] = {}
+    notes: list[str] = []
+    if prompt_hits:
+        details["prompt_filter_results"] = field(reply, "prompt_filter_results")
+    if isinstance(choice, str | int | float | list | tuple) or choice is None:
+        return decide(
+            None,
+            raw=reply,
+            text="",
+            refusal=None,
+            calls=_EMPTY,
+            details=details,
+            notes=notes,
+            malformed=f"a choice is a {type(choice).__name__}, not an object",
+        )
+    message = field(choice, "message")
+    malformed: str | None = None
+    content = field(message, "content")
+    text = text_of(content)
+    if text is None and isinstance(content, dict):
+        # Cloudflare Workers AI answers a JSON-schema request with the object itself.
+        text = json.dumps(content, ensure_ascii=False)
+        notes.append("message.content is a JSON object, not a string: text is its JSON")
+    if text is None:
+        malformed, text = "message.content is neither a string nor a list of parts", ""
+    refusal = field(message, "refusal")
+    if not isinstance(refusal, str) or not refusal:
+        refusal = None
+    calls, custom, legacy, problem = read_calls(message)
+    malformed = malformed or problem
+    if custom:
+        details["custom_tool_calls"] = custom
+    if legacy:
+        details["legacy_function_call"] = True
+    error = _extras(reply, choice, details)
+    finish_details = details.get("finish_details")
+    return decide(
+        as_raw(field(choice, "finish_reason")),
+        raw=reply,
+        text=text,
+        refusal=refusal,
+        calls=calls,
+        details=details,
+        notes=notes,
+        error=error,
+        stop_reason=field(choice, "stop_reason"),
+        filtered=filter_detail(details.get("content_filter_results")),
+        prompt_hits=prompt_hits,
+        finish_details_type=field(finish_details, "type"),
+        malformed=malformed,
+    )
+
+
+def _index(choice: Any) -> int:
+    index = field(choice, "index")
+    return index if type(index) is int else 0
+
+
+def _no_choice(reply: Any, prompt_hits: list[str]) -> Stop:
+    details: dict[str, Any] = {}
+    notes: list[str] = []
+    error = field(reply, "error")
+    if prompt_hits:
+        details["prompt_filter_results"] = field(reply, "prompt_filter_results")
+        return decide(
+            None,
+            raw=reply,
+            text="",
+            refusal=None,
+            calls=_EMPTY,
+            details=details,
+            notes=notes,
+            prompt_hits=prompt_hits,
+        )
+    if error is not None:
+        details["error"] = error
+        notes.append("no choices, and an error in the reply: unknown/error")
+        return make_stop(
+            _R.UNKNOWN, provider=PROVIDER, raw=reply, detail="error", notes=notes, details=details
+        )
+    notes.append("the reply has no choices: unknown/missing")
+    return make_stop(_R.UNKNOWN, provider=PROVIDER, raw=reply, detail="missing", notes=notes)
+
+
+class OpenAIChatAdapter:
+    """Reads OpenAI Chat Completions replies and the OpenAI-compatible servers' dialects.
+
+    Example:
+        >>> stop = OpenAIChatAdapter().normalize({"object": "chat.completion", "choices": [
+        ...     {"index": 0, "message": {"role": "assistant", "content": "Hi"},
+        ...      "finish_reason": "stop"}]})
+        >>> (stop.reason.value, stop.text)
+        ('completed', 'Hi')
+    """
+
+    name = PROVIDER
+    tables: dict[str, dict[str, tuple[StopReason, str | None]]] = {  # noqa: RUF012
+        "finish_reason": FINISH_REASON,
+        "finish_details.type": FINISH_DETAILS_TYPE,
+        "content_filter_results (Azure, filtered: true)": CONTENT_FILTER,
+        "prompt_filter_results (Azure)": PROMPT_FILTER,
+    }
+    stream_notes: tuple[str, ...] = (
+        "A stream ends at the chunk carrying finish_reason; the usage-only chunk after it "
+        "(choices: []) is read for nothing else.",
+        "Azure's asynchronous filter may send content_filter after stop, or annotation chunks "
+        "with filtered: true: the later, stricter signal wins.",
+        "A chunk carrying an error object (Groq, OpenRouter) makes the reply unknown/error "
+        "unless it was already filtered or cut off.",
+    )
+
+    def detects(self, reply: Any) -> bool:
+        """Say whether `reply` is a chat completion: it has a `choices` list (not a chunk)."""
+        choices = field(reply, "choices")
+        if not isinstance(choices, list | tuple):
+            return False
+        kind = as_raw(field(reply, "object"))
+        return kind not in ("text_completion", "chat.completion.chunk")
+
+    def detects_event(self, event: Any) -> bool:
+        """Say whether `event` is a chat completion chunk (Azure's first one has no object)."""
+        if not isinstance(field(event, "choices"), list | tuple):
+            return False
+        return as_raw(field(event, "object")) not in ("text_completion", "chat.completion")
+
+    def normalize(self, reply: Any) -> Stop:
+        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
+        choices = field(reply, "choices")
+        if not isinstance(choices, list | tuple):
+            return decide(
+                None,
+                raw=reply,
+                text="",
+                refusal=None,
+                calls=_EMPTY,
+                details={},
+                notes=[],
+                malformed="choices is not a list",
+            )
+        hits = prompt_filtered(reply) if field(reply, "prompt_filter_results") else []
+        if not choices:
+            return _no_choice(reply, hits)
+        first = choices[0] if len(choices) == 1 else min(choices, key=_index)
+        return _read_choice(reply, first, hits)
+
+    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
+        """Return one `Stop` per choice, in `index` order (`n > 1`)."""
+        choices = field(reply, "choices")
+        if not isinstance(choices, list | tuple) or not choices:
+            return (self.normalize(reply),)
+        hits = prompt_filtered(reply) if field(reply, "prompt_filter_results") else []
+        return tuple(_read_choice(reply, c, hits) for c in sorted(choices, key=_index))
+
+    def stream(self) -> ChatStream:
+        """Return a fresh accumulator for one streamed chat completion."""
+        from stopkit.adapters._openai_chat_stream import ChatStream
+
+        return ChatStream()
+
+    def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
+        """Return the assistant message as sent: role, content, tool calls, refusal.
+
+        Tool calls carry their arguments as the string the model sent (re-encoded only when
+        none was sent); a legacy `function_call` reply gives a `function_call` message.
+
+        Example:
+            >>> OpenAIChatAdapter().assistant_message(stop)  # doctest: +SKIP
+            [{'role': 'assistant', 'content': None, 'tool_calls': [...]}]
+        """
+        message: dict[str, Any] = {"role": "assistant"}
+        calls = stop.tool_calls
+        message["content"] = stop.text if stop.text or not calls else None
+        if stop.refusal:
+            message["refusal"] = stop.refusal
+        if stop.details.get("legacy_function_call") and calls:
+            call = calls[0]
+            message["function_call"] = {"name": call.name, "arguments": _arguments(call)}
+        elif calls:
+            custom = set(stop.details.get("custom_tool_calls", ()))
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "custom",
+                    "custom": {"name": c.name, "input": c.arguments.get("input", "")},
+                }
+                if c.id in custom
+                else {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": _arguments(c)},
+                }
+                for c in calls
+            ]
+        return [message]
+
+    def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+        """Return one `tool` message per call id, in order (`function` for a legacy call).
+
+        Example:
+            >>> OpenAIChatAdapter().tool_results(stop, [ToolResult(call_id="call_1",
+            ...     name="f", content="42")])  # doctest: +SKIP
+            [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
+        """
+        if stop.details.get("legacy_function_call"):
+            return [{"role": "function", "name": r.name, "content": r.content} for r in results]
+        return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
+
+    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Not applicable: Chat Completions never pauses a turn, so there is nothing to resume.
+
+        Raises:
+            ValueError: always, naming the stop's reason.
+        """
+        raise ValueError(
+            f"openai.chat replies cannot be resumed: Chat Completions has no paused stop "
+            f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
+        )
+
+
+def _arguments(call: ToolCall) -> str:
+    if call.arguments_json is not None:
+        return call.arguments_json
+    return json.dumps(call.arguments, ensure_ascii=False)

@@ -1,0 +1,394 @@
+"""The OpenAI Chat adapter beyond the payload table: SDK values, detection, streams, messages."""
+
+from __future__ import annotations
+
+import json
+import typing
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+import stopkit
+from stopkit import StopReason, ToolResult
+from stopkit.adapters.openai_chat import (
+    CONTENT_FILTER,
+    FINISH_DETAILS_TYPE,
+    FINISH_REASON,
+    OpenAIChatAdapter,
+)
+from tests._payloads import PAYLOADS, same_stop
+
+ADAPTER = OpenAIChatAdapter()
+FOLDER = PAYLOADS / "openai_chat"
+
+
+def _case(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FOLDER / name).read_text(encoding="utf-8"))
+    return data
+
+
+def _reply(name: str) -> Any:
+    return _case(name)["reply"]
+
+
+def _literal_values(annotation: Any) -> set[str]:
+    """The strings of a Literal, also inside Optional/Union."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return {v for v in typing.get_args(annotation) if isinstance(v, str)}
+    out: set[str] = set()
+    for arg in typing.get_args(annotation):
+        out |= _literal_values(arg)
+    return out
+
+
+# --- the tables against the installed SDK and the payload files -----------------------------
+
+
+@pytest.mark.parametrize(
+    "choice_type",
+    ["openai.types.chat.chat_completion:Choice", "openai.types.chat.chat_completion_chunk:Choice"],
+)
+def test_every_sdk_finish_reason_is_mapped(choice_type: str) -> None:
+    """Every finish_reason value of the installed openai SDK's Literal is in the table."""
+    import importlib
+
+    module_name, _, name = choice_type.partition(":")
+    choice = getattr(importlib.import_module(module_name), name)
+    values = _literal_values(choice.model_fields["finish_reason"].annotation)
+    assert values >= {"stop", "length", "tool_calls", "content_filter", "function_call"}
+    assert values - FINISH_REASON.keys() == set()
+
+
+def _all_cases() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8")) for p in sorted(FOLDER.glob("*.json"))]
+
+
+def test_every_table_value_has_a_payload_case() -> None:
+    """Each raw value of each table is exercised by at least one payload case."""
+    cases = _all_cases()
+    raw_reasons = {c["expect"].get("raw_reason") for c in cases}
+    assert set(FINISH_REASON) - raw_reasons == set()
+    assert set(FINISH_DETAILS_TYPE) - raw_reasons == set()
+    categories: set[str] = set()
+    for case in cases:
+        for choice in (case.get("reply") or {}).get("choices") or []:
+            if isinstance(choice, dict):
+                categories |= set(choice.get("content_filter_results") or {})
+    assert set(CONTENT_FILTER) - categories == set()
+
+
+def test_tables_are_typed_and_titled() -> None:
+    """The adapter exposes its tables (for the README) and says how streaming differs."""
+    assert ADAPTER.tables["finish_reason"] is FINISH_REASON
+    for table in ADAPTER.tables.values():
+        for raw, (reason, detail) in table.items():
+            assert isinstance(raw, str)
+            assert isinstance(reason, StopReason)
+            assert detail is None or isinstance(detail, str)
+    assert ADAPTER.stream_notes
+
+
+def test_repetition_is_not_a_natural_end() -> None:
+    """The vLLM repetition stop is escalated as unknown/error, never returned as an answer."""
+    assert FINISH_REASON["repetition"] == (StopReason.UNKNOWN, "error")
+
+
+# --- multiple choices -----------------------------------------------------------------------
+
+
+def test_normalize_all_gives_one_stop_per_choice_in_index_order() -> None:
+    """With n > 1: one Stop per choice, in index order, each keeping the whole reply as raw."""
+    reply = _reply("multiple_choices.json")
+    stops = stopkit.normalize_all(reply)
+    assert [(s.reason, s.text) for s in stops] == [
+        (StopReason.COMPLETED, "Blue."),
+        (StopReason.OUTPUT_LIMIT, "Green is"),
+    ]
+    assert all(s.raw is reply for s in stops)
+
+
+def test_normalize_all_without_choices_gives_one_stop() -> None:
+    """A reply with choices: [] still gives exactly one Stop (unknown/missing)."""
+    (stop,) = stopkit.normalize_all(_reply("empty_choices.json"))
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "missing")
+
+
+def test_stream_results_give_one_stop_per_choice() -> None:
+    """The accumulator's results() reads every streamed choice; result() is choice 0."""
+    acc = ADAPTER.stream()
+    for event in _case("stream_multiple_choices.stream.json")["events"]:
+        acc.feed(event)
+    assert [(s.reason, s.text) for s in acc.results()] == [
+        (StopReason.COMPLETED, "Blue."),
+        (StopReason.OUTPUT_LIMIT, "Green is"),
+    ]
+    assert acc.result() is acc.results()[0]
+
+
+# --- detection ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # Ollama native /api/chat
+        {
+            "model": "llama3",
+            "message": {"role": "assistant", "content": "Hi"},
+            "done": True,
+            "done_reason": "stop",
+        },
+        # Cohere v2
+        {
+            "id": "x",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi"}]},
+            "finish_reason": "COMPLETE",
+        },
+        # OpenAI Responses
+        {"id": "resp_1", "object": "response", "status": "completed", "output": []},
+        # legacy completions
+        {"object": "text_completion", "choices": [{"text": "Hi", "finish_reason": "stop"}]},
+        # a stream chunk is not a whole reply
+        {"object": "chat.completion.chunk", "choices": []},
+        {"choices": "stop"},
+        None,
+        42,
+    ],
+)
+def test_detects_only_chat_completions(reply: Any) -> None:
+    """Detection needs a choices list: Ollama, Cohere, Responses and chunks are not chat replies."""
+    assert ADAPTER.detects(reply) is False
+
+
+def test_detects_chat_completion_and_sdk_object() -> None:
+    """A chat completion dict and the SDK's ChatCompletion are detected, also by auto-detection."""
+    from tests.sdk_forms.openai_chat import to_sdk
+
+    reply = _reply("stop.json")
+    assert ADAPTER.detects(reply)
+    assert ADAPTER.detects(to_sdk(reply))
+    assert stopkit.detect(reply).name == "openai.chat"
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        ({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}}]}, True),
+        # Azure's first chunk: object "" and no choices, only prompt_filter_results
+        ({"choices": [], "id": "", "object": "", "prompt_filter_results": []}, True),
+        ({"type": "response.created", "response": {}}, False),
+        ({"type": "message_start", "message": {}}, False),
+        (
+            {"model": "llama3", "message": {"role": "assistant", "content": "H"}, "done": False},
+            False,
+        ),
+        ({"object": "chat.completion", "choices": []}, False),
+    ],
+)
+def test_detects_event(event: Any, expected: bool) -> None:
+    """Stream detection accepts chat chunks (Azure's first one too) and nothing else."""
+    assert ADAPTER.detects_event(event) is expected
+
+
+# --- streams --------------------------------------------------------------------------------
+
+
+def test_result_can_be_read_before_and_after_the_end() -> None:
+    """result() mid-stream is stream_incomplete, and the finished stream then reads normally."""
+    events = _case("stream_text.stream.json")["events"]
+    acc = ADAPTER.stream()
+    for event in events[:3]:
+        acc.feed(event)
+    early = acc.result()
+    assert (early.reason, early.detail, early.text) == (
+        StopReason.UNKNOWN,
+        "stream_incomplete",
+        "Paris is the capital",
+    )
+    assert acc.result() == early
+    for event in events[3:]:
+        acc.feed(event)
+    assert acc.result().reason is StopReason.COMPLETED
+    assert acc.result().text == "Paris is the capital of France."
+
+
+def test_stream_joins_argument_pieces_once() -> None:
+    """Argument fragments are kept as pieces and parsed only when result() is asked for."""
+    acc = ADAPTER.stream()
+    acc.feed(
+        {
+            "object": "chat.completion.chunk",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {"index": 0, "id": "c1", "function": {"name": "f", "arguments": '{"a"'}}
+                        ]
+                    },
+                }
+            ],
+        }
+    )
+    for _ in range(1000):
+        acc.feed(
+            {
+                "object": "chat.completion.chunk",
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"tool_calls": [{"index": 0, "function": {"arguments": " "}}]},
+                    }
+                ],
+            }
+        )
+    acc.feed(
+        {
+            "object": "chat.completion.chunk",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]},
+                    "finish_reason": "tool_calls",
+                }
+            ],
+        }
+    )
+    (call,) = acc.result().tool_calls
+    assert call.arguments == {"a": 1}
+    assert call.complete
+
+
+def test_stream_later_milder_finish_does_not_undo_filter() -> None:
+    """After content_filter, a later stop does not make the stream completed again."""
+    acc = ADAPTER.stream()
+    for finish in ("stop", "content_filter", "stop"):
+        acc.feed(
+            {
+                "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+            }
+        )
+    stop = acc.result()
+    assert (stop.reason, stop.raw_reason) == (StopReason.FILTERED, "content_filter")
+
+
+def test_stream_sdk_chunks_and_dicts_agree_on_a_refusal() -> None:
+    """The SDK's ChatCompletionChunk objects give the same Stop as the JSON chunks."""
+    from tests.sdk_forms.openai_chat import to_sdk_event
+
+    events = _case("stream_refusal.stream.json")["events"]
+    same_stop(
+        stopkit.normalize_stream([to_sdk_event(e) for e in events]),
+        stopkit.normalize_stream(events),
+    )
+
+
+# --- the loop's messages --------------------------------------------------------------------
+
+
+def _assistant_param_is_valid(message: dict[str, Any]) -> None:
+    from openai.types.chat import ChatCompletionMessageParam
+
+    TypeAdapter(ChatCompletionMessageParam).validate_python(message)
+
+
+def test_assistant_message_for_tool_calls_keeps_the_argument_strings() -> None:
+    """The assistant message repeats the calls with their arguments exactly as sent."""
+    stop = stopkit.normalize(_reply("parallel_tool_calls.json"))
+    (message,) = ADAPTER.assistant_message(stop)
+    assert message == {
+        "role": "assistant",
+        "content": "Let me check both.",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+            },
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Tokyo"}'},
+            },
+        ],
+    }
+    _assistant_param_is_valid(message)
+
+
+def test_assistant_message_without_text_has_null_content() -> None:
+    """A tool-only reply is sent back with content null, as the API returned it."""
+    (message,) = ADAPTER.assistant_message(stopkit.normalize(_reply("tool_calls.json")))
+    assert message["content"] is None
+    assert message["tool_calls"][0]["function"]["arguments"] == '{"city": "Paris"}'
+
+
+def test_assistant_message_keeps_invalid_arguments_as_sent() -> None:
+    """Arguments that are not JSON are sent back unchanged (the model must see what it wrote)."""
+    (message,) = ADAPTER.assistant_message(stopkit.normalize(_reply("invalid_json_arguments.json")))
+    assert message["tool_calls"][0]["function"]["arguments"] == "{city: Paris}"
+
+
+def test_assistant_message_of_a_stream_equals_its_twin() -> None:
+    """A streamed reply gives the same assistant message as its non-streaming twin."""
+    streamed = stopkit.normalize_stream(_case("stream_parallel_tool_calls.stream.json")["events"])
+    whole = stopkit.normalize(_reply("parallel_tool_calls.json"))
+    assert ADAPTER.assistant_message(streamed) == ADAPTER.assistant_message(whole)
+
+
+def test_assistant_message_with_refusal_and_text() -> None:
+    """A refusal is carried on the message; a plain answer carries its text."""
+    (refused,) = ADAPTER.assistant_message(stopkit.normalize(_reply("refusal_stop.json")))
+    assert refused["refusal"] == "I'm sorry, I can't help with that."
+    (plain,) = ADAPTER.assistant_message(stopkit.normalize(_reply("stop.json")))
+    assert plain == {"role": "assistant", "content": "Paris is the capital of France."}
+    _assistant_param_is_valid(refused)
+
+
+def test_assistant_message_for_custom_and_legacy_calls() -> None:
+    """Custom tool calls go back as custom calls; a legacy reply as a function_call message."""
+    (custom,) = ADAPTER.assistant_message(stopkit.normalize(_reply("custom_tool_call.json")))
+    assert custom["tool_calls"] == [
+        {"id": "call_cus", "type": "custom", "custom": {"name": "run_sql", "input": "SELECT 1;"}}
+    ]
+    _assistant_param_is_valid(custom)
+    (legacy,) = ADAPTER.assistant_message(stopkit.normalize(_reply("function_call_legacy.json")))
+    assert legacy == {
+        "role": "assistant",
+        "content": None,
+        "function_call": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    _assistant_param_is_valid(legacy)
+
+
+def test_tool_results_one_tool_message_per_call_in_order() -> None:
+    """Each result becomes one tool message with its call id, in the order given."""
+    stop = stopkit.normalize(_reply("parallel_tool_calls.json"))
+    results = [
+        ToolResult(call_id="call_1", name="get_weather", content='{"temp": 21}'),
+        ToolResult(call_id="call_2", name="get_weather", content="boom", is_error=True),
+    ]
+    messages = ADAPTER.tool_results(stop, results)
+    assert messages == [
+        {"role": "tool", "tool_call_id": "call_1", "content": '{"temp": 21}'},
+        {"role": "tool", "tool_call_id": "call_2", "content": "boom"},
+    ]
+    for message in messages:
+        _assistant_param_is_valid(message)
+
+
+def test_tool_results_for_a_legacy_function_call() -> None:
+    """The deprecated functions API takes its result back as a function message."""
+    stop = stopkit.normalize(_reply("function_call_legacy.json"))
+    messages = ADAPTER.tool_results(
+        stop, [ToolResult(call_id="", name="get_weather", content="21")]
+    )
+    assert messages == [{"role": "function", "name": "get_weather", "content": "21"}]
+
+
+def test_resume_is_not_applicable() -> None:
+    """Chat has no paused stop: resume raises a ValueError naming the stop's reason."""
+    stop = stopkit.normalize(_reply("stop.json"))
+    with pytest.raises(ValueError, match=r"no paused stop.*'completed'"):
+        ADAPTER.resume(stop)
