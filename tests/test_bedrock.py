@@ -335,3 +335,11 @@ def test_proxy_sse_with_event_names_reads_like_the_boto3_events() -> None:
         from_events.text,
         from_events.tool_calls,
     )
+
+
+def test_events_that_are_not_converse_events_are_ignored_with_a_note() -> None:
+    """A non-dict event is skipped, and the Stop says so; the rest still reads normally."""
+    events = [*_case("end_turn.stream.json")["events"], "keep-alive"]
+    stop = stopkit.normalize_stream(events)
+    assert (stop.reason.value, stop.text) == ("completed", "Paris is the capital of France.")
+    assert any("not ConverseStream events" in note for note in stop.notes)

@@ -195,7 +195,11 @@ class BedrockStream:
     def result(self) -> Stop:
         """Return the `Stop` for what was fed so far (`stream_incomplete` before messageStop)."""
         if self._cached is None:
-            self._cached = self._result()
+            stop = self._result()
+            if self._ignored:
+                note = f"{self._ignored} event(s) that are not ConverseStream events: ignored"
+                stop = stop.model_copy(update={"notes": (*stop.notes, note)})
+            self._cached = stop
         return self._cached
 
     def _result(self) -> Stop:
