@@ -347,6 +347,8 @@ def test_sdk_response_is_the_real_class() -> None:
         [{"type": "function_call", "name": None, "arguments": 7}],
         [{"type": "computer_call", "call_id": "c", "action": "click"}],
         [{"type": "mcp_approval_request"}],
+        [{"type": ["message"]}, {"type": "function_call_output", "call_id": {"x": 1}}],
+        [{"type": "function_call", "call_id": ["c"], "name": "f", "arguments": "{}"}],
     ],
 )
 def test_odd_items_never_raise(output: list[Any]) -> None:
@@ -354,3 +356,27 @@ def test_odd_items_never_raise(output: list[Any]) -> None:
     stop = stopkit.normalize({"object": "response", "status": "completed", "output": output})
     assert stop.provider == "openai.responses"
     assert all(isinstance(c.complete, bool) for c in stop.tool_calls)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        {"object": "response", "status": "incomplete", "incomplete_details": {"reason": ["x"]}},
+        {"object": "response", "status": "failed", "error": {"code": {"a": 1}}},
+        {"object": "response", "status": ["completed"]},
+        {"object": "response", "status": "incomplete", "incomplete_details": "max_output_tokens"},
+    ],
+)
+def test_odd_stop_fields_are_unknown_not_raised(reply: dict[str, Any]) -> None:
+    """Stop fields of the wrong type give an UNKNOWN Stop with the reply kept, never an error."""
+    stop = stopkit.normalize(reply)
+    assert stop.reason is StopReason.UNKNOWN
+    assert stop.raw is reply
+
+
+def test_odd_stream_events_are_ignored() -> None:
+    """Events of unexpected shapes are skipped; the stream still ends as incomplete."""
+    acc = ADAPTER.stream()
+    for event in ({"type": ["x"]}, {"type": None}, {}, {"type": "response.output_text.delta"}):
+        acc.feed(event)
+    assert acc.result().detail == "stream_incomplete"

@@ -69,6 +69,8 @@ class ResponsesStream:
 
     def _slot(self, event: Any) -> _Slot:
         index = field(event, "output_index")
+        if type(index) is not int:
+            index = None  # a server that does not number its items: one slot for all
         slot = self._slots.get(index)
         if slot is None:
             slot = self._slots[index] = _Slot()
@@ -77,6 +79,8 @@ class ResponsesStream:
     def feed(self, event: Any) -> None:
         """Take one event (an SDK event object or the parsed JSON `data:` object)."""
         kind = field(event, "type")
+        if type(kind) is not str:
+            return
         buffer = _DELTA.get(kind)
         if buffer is not None:
             delta = field(event, "delta")
@@ -109,7 +113,7 @@ class ResponsesStream:
         """The output items received, in order, and the ids of calls left unfinished."""
         items: list[Any] = []
         unfinished: set[str] = set()
-        for index in sorted(self._slots, key=lambda i: i if isinstance(i, int) else -1):
+        for index in sorted(self._slots, key=lambda i: -1 if i is None else i):
             slot = self._slots[index]
             if slot.done is not None:
                 items.append(slot.done)
@@ -159,7 +163,7 @@ class ResponsesStream:
                 }
             )
         items, unfinished = self._assembled()
-        text, refusals, calls, _, _ = read_items(items)
+        text, refusals, calls, _ = read_items(items)
         calls = [
             c.model_copy(
                 update={

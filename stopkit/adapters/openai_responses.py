@@ -155,10 +155,8 @@ def _call_of(item: Any, kind: str) -> ToolCall:
     return tool_call(call_id, kind, as_dict(field(item, "action")))
 
 
-def read_items(
-    items: list[Any],
-) -> tuple[list[str], list[str], list[ToolCall], int, list[Any]]:
-    """Walk output items: `(text parts, refusal parts, pending calls, executed, call items)`.
+def read_items(items: list[Any]) -> tuple[list[str], list[str], list[ToolCall], int]:
+    """Walk output items: `(text parts, refusal parts, pending calls, executed)`.
 
     `executed` counts client-action items whose answer sits in the same reply (run by the
     provider); they are left out of the calls.
@@ -169,6 +167,8 @@ def read_items(
     answered: set[Any] = set()
     for item in items:
         kind = field(item, "type")
+        if type(kind) is not str:
+            continue
         if kind == "message":
             for part in as_list(field(item, "content")):
                 part_type = field(part, "type")
@@ -186,18 +186,18 @@ def read_items(
         elif kind in _OUTPUT_TYPES:
             key = "approval_request_id" if kind == "mcp_approval_response" else "call_id"
             # local_shell_call_output names its call by `id` (the call's call_id).
-            answered.add(field(item, key) or field(item, "id"))
+            answer_to = field(item, key) or field(item, "id")
+            if isinstance(answer_to, str):
+                answered.add(answer_to)
     calls: list[ToolCall] = []
-    call_items: list[Any] = []
     executed = 0
     for item, kind in candidates:
         key = field(item, "id") if kind == "mcp_approval_request" else field(item, "call_id")
-        if answered and key in answered:
+        if answered and isinstance(key, str) and key in answered:
             executed += 1
             continue
         calls.append(_call_of(item, kind))
-        call_items.append(item)
-    return text, refusal, calls, executed, call_items
+    return text, refusal, calls, executed
 
 
 def _incomplete(call: ToolCall, error: str) -> ToolCall:
@@ -233,7 +233,7 @@ def read_response(
         why = as_raw(field(incomplete, "reason"))
         if why is None:
             notes.append("status 'incomplete' without incomplete_details.reason")
-        elif why in INCOMPLETE_REASON:
+        elif isinstance(why, str) and why in INCOMPLETE_REASON:
             reason, detail = INCOMPLETE_REASON[why]
         else:
             reason, detail = StopReason.UNKNOWN, "unrecognized"
@@ -254,7 +254,7 @@ def read_response(
         if output is not None and not items and not isinstance(output, list | tuple):
             reason, detail = StopReason.UNKNOWN, "malformed"
             notes.append(f"output is a {type(output).__name__}, not a list")
-    text, refusals, calls, executed, _ = read_items(items)
+    text, refusals, calls, executed = read_items(items)
     if executed:
         notes.append(
             f"{executed} client-tool item(s) already have their output in the reply: "
