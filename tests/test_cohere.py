@@ -201,3 +201,20 @@ def test_resume_refuses() -> None:
     stop = stopkit.normalize(_reply("complete.json"))
     with pytest.raises(ValueError, match="never paused"):
         ADAPTER.resume(stop)
+
+
+def test_detection_is_unambiguous_across_every_payload() -> None:
+    """Cohere payloads are claimed by the cohere adapter alone, and it claims no other payload."""
+    for case in load_cases():
+        if case.is_stream and not case.data["events"]:
+            continue  # an empty stream has no first event to detect
+        body = case.data["events"][0] if case.is_stream else case.data["reply"]
+        claimed = [
+            a.name
+            for a in stopkit.registered_adapters()
+            if (a.detects_event(body) if case.is_stream else a.detects(body))
+        ]
+        if case.adapter == "cohere":
+            assert claimed == ["cohere"], case.id
+        else:
+            assert "cohere" not in claimed, case.id

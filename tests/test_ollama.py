@@ -199,3 +199,20 @@ def test_resume_refuses() -> None:
     stop = stopkit.normalize(_reply("stop.json"))
     with pytest.raises(ValueError, match="never paused"):
         ADAPTER.resume(stop)
+
+
+def test_detection_is_unambiguous_across_every_payload() -> None:
+    """Ollama payloads are claimed by the ollama adapter alone, and it claims no other payload."""
+    for case in load_cases():
+        if case.is_stream and not case.data["events"]:
+            continue  # an empty stream has no first event to detect
+        body = case.data["events"][0] if case.is_stream else case.data["reply"]
+        claimed = [
+            a.name
+            for a in stopkit.registered_adapters()
+            if (a.detects_event(body) if case.is_stream else a.detects(body))
+        ]
+        if case.adapter == "ollama":
+            assert claimed == ["ollama"], case.id
+        else:
+            assert "ollama" not in claimed, case.id
