@@ -395,3 +395,36 @@ def test_payload_cases_cover_every_table_value() -> None:
         expect = json.loads(path.read_text(encoding="utf-8"))["expect"]
         seen.add(expect.get("raw_reason"))
     assert set(STOP_REASONS) - seen == set()
+
+
+def test_message_start_holding_blocks_keeps_them_first() -> None:
+    """Blocks already inside message_start (some proxies) come before the streamed ones."""
+    start = {
+        "type": "message_start",
+        "message": {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude",
+            "content": [{"type": "text", "text": "Hello"}],
+        },
+    }
+    stop = stopkit.normalize_stream(
+        [
+            start,
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "!"},
+            },
+            {"type": "content_block_stop", "index": 0},
+            {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+            {"type": "message_stop"},
+        ]
+    )
+    assert (stop.reason, stop.text) == (StopReason.COMPLETED, "Hello!")

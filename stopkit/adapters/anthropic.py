@@ -231,6 +231,8 @@ class AnthropicAdapter:
         "unknown/error, with the error kept in details['error'].",
         "Tool input arrives as `input_json_delta` fragments, parsed at `content_block_stop`; "
         "a tool_use block that never stopped is complete=False.",
+        "A streamed Stop's `raw` is the reply rebuilt from the events (a Messages-shaped dict), "
+        "which is what `assistant_message` sends back.",
     )
 
     def detects(self, reply: Any) -> bool:
