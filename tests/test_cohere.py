@@ -218,3 +218,11 @@ def test_detection_is_unambiguous_across_every_payload() -> None:
             assert claimed == ["cohere"], case.id
         else:
             assert "cohere" not in claimed, case.id
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.data.get("twin")], ids=lambda c: str(c.id))
+def test_streamed_raw_is_the_rebuilt_reply(case: Any) -> None:
+    """A finished stream's raw is a reply-shaped dict that normalizes to the same Stop."""
+    stop = stopkit.normalize_stream(case.data["events"])
+    assert isinstance(stop.raw, dict)
+    same_stop(stopkit.normalize(stop.raw), stop)

@@ -54,6 +54,9 @@ def _message(event: Any) -> Any:
 class CohereStream:
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
+    The Stop's `raw` is the reply rebuilt from the events (a v2 Chat-shaped dict holding the
+    text parts, tool_plan, tool calls and citations; thinking is not kept).
+
     Example:
         >>> acc = CohereStream()
         >>> acc.feed({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
@@ -70,11 +73,11 @@ class CohereStream:
         self._ended = False
         self._finish_reason: Any = None
         self._error: Any = None
-        self._last: Any = None
+        self._id: Any = None
+        self._usage: Any = None
 
     def feed(self, event: Any) -> None:
         """Take one event (an SDK stream event or the parsed JSON `data:` object)."""
-        self._last = event
         kind = field(event, "type")
         if kind == "content-delta":
             index = field(event, "index")
@@ -113,11 +116,41 @@ class CohereStream:
             citation = field(_message(event), "citations")
             if citation is not None:
                 self._citations.append(citation)
+        elif kind == "message-start":
+            self._id = field(event, "id")
         elif kind == "message-end":
             delta = field(event, "delta")
             self._ended = True
             self._finish_reason = field(delta, "finish_reason")
             self._error = field(delta, "error")
+            self._usage = field(delta, "usage")
+
+    def _reply(self, text: str, plan: str, calls: list[ToolCall]) -> dict[str, Any]:
+        """The reply rebuilt from the events: what the non-streaming endpoint would have sent."""
+        message: dict[str, Any] = {"role": "assistant"}
+        if plan:
+            message["tool_plan"] = plan
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": pending.id,
+                    "type": "function",
+                    "function": {"name": pending.name, "arguments": "".join(pending.fragments)},
+                }
+                for pending in self._calls.values()
+            ]
+        if text or not calls:
+            message["content"] = [{"type": "text", "text": text}] if text else []
+        if self._citations:
+            message["citations"] = list(self._citations)
+        reply: dict[str, Any] = {
+            "id": self._id,
+            "finish_reason": self._finish_reason,
+            "message": message,
+        }
+        if self._usage is not None:
+            reply["usage"] = self._usage
+        return reply
 
     def result(self) -> Stop:
         """Return the `Stop` for what was fed so far (`stream_incomplete` before message-end)."""
@@ -142,12 +175,13 @@ class CohereStream:
             calls.append(call)
             if note:
                 notes.append(note)
+        raw = self._reply(text, plan, calls)
         if not self._ended:
             notes.append("the stream ended without its message-end event")
             return make_stop(
                 StopReason.UNKNOWN,
                 provider=NAME,
-                raw=self._last,
+                raw=raw,
                 detail="stream_incomplete",
                 text=text,
                 tool_calls=tuple(calls),
@@ -159,7 +193,7 @@ class CohereStream:
             text=text,
             calls=calls,
             details=details,
-            raw=self._last,
+            raw=raw,
             notes=notes,
             error=self._error,
         )

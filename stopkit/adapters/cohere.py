@@ -139,6 +139,7 @@ class CohereAdapter:
     }
     stream_notes: ClassVar[tuple[str, ...]] = (
         "A stream's message-end event may carry `delta.error`; the reply is then unknown/error.",
+        "A streamed Stop's `raw` is the reply rebuilt from the events (a v2 Chat-shaped dict).",
     )
 
     def detects(self, reply: Any) -> bool:

@@ -157,6 +157,7 @@ class OllamaAdapter:
     stream_notes: ClassVar[tuple[str, ...]] = (
         "Streams are newline-delimited JSON chunks, not SSE; the chunk with `done: true` ends it.",
         "A chunk holding only an `error` object ends the stream as unknown/error.",
+        "A streamed Stop's `raw` is the reply rebuilt from the chunks (an /api/chat-shaped dict).",
     )
 
     def detects(self, reply: Any) -> bool:
@@ -260,7 +261,8 @@ class OllamaStream:
     """Collects one `/api/chat` NDJSON stream, chunk by chunk; `result()` gives its `Stop`.
 
     Each chunk carries a fragment of `message.content` / `message.thinking` and whole tool
-    calls; the last has `done: true` and `done_reason`. A chunk `{"error": ...}` ends it.
+    calls; the last has `done: true` and `done_reason`. A chunk `{"error": ...}` ends it. The
+    Stop's `raw` is the reply rebuilt from the chunks (an `/api/chat`-shaped dict).
 
     Example:
         >>> acc = OllamaStream()
@@ -277,17 +279,17 @@ class OllamaStream:
         self._done = False
         self._done_reason: Any = None
         self._error: Any = None
-        self._last: Any = None
+        self._last: Any = None  # the last chunk carrying a message: model, created_at, timings
 
     def feed(self, event: Any) -> None:
         """Take one chunk (an SDK `ChatResponse` or the parsed JSON line)."""
-        self._last = event
         message = field(event, "message")
         if message is None:
             error = field(event, "error")
             if error is not None:
                 self._error = error
             return
+        self._last = event
         content = field(message, "content")
         if isinstance(content, str) and content:
             self._text.append(content)
@@ -300,18 +302,46 @@ class OllamaStream:
             self._done = True
             self._done_reason = field(event, "done_reason")
 
+    def _reply(self, text: str, thinking: str) -> dict[str, Any]:
+        """The reply rebuilt from the chunks: what `stream: false` would have sent."""
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if thinking:
+            message["thinking"] = thinking
+        if self._calls:
+            message["tool_calls"] = [
+                {"id": c.id, "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self._calls
+            ]
+        last = self._last
+        if type(last) is dict:
+            reply = {**last, "message": message}
+        else:
+            reply = {
+                "model": field(last, "model"),
+                "created_at": field(last, "created_at"),
+                "message": message,
+                "done": field(last, "done"),
+            }
+            if self._done:
+                reply["done_reason"] = self._done_reason
+        if self._error is not None:
+            reply["error"] = self._error
+        return reply
+
     def result(self) -> Stop:
         """Return the `Stop` for what was fed so far (`stream_incomplete` before `done: true`)."""
         details: dict[str, Any] = {}
-        if self._thinking:
-            details["thinking"] = "".join(self._thinking)
+        thinking = "".join(self._thinking)
+        if thinking:
+            details["thinking"] = thinking
         text = "".join(self._text)
+        raw = self._reply(text, thinking)
         if self._error is not None:
             details["error"] = self._error
             return make_stop(
                 StopReason.UNKNOWN,
                 provider=NAME,
-                raw=self._last,
+                raw=raw,
                 raw_reason=self._done_reason,
                 detail="error",
                 text=text,
@@ -323,7 +353,7 @@ class OllamaStream:
             return make_stop(
                 StopReason.UNKNOWN,
                 provider=NAME,
-                raw=self._last,
+                raw=raw,
                 detail="stream_incomplete",
                 text=text,
                 tool_calls=tuple(self._calls),
@@ -336,6 +366,6 @@ class OllamaStream:
             text=text,
             calls=list(self._calls),
             details=details,
-            raw=self._last,
+            raw=raw,
             notes=[],
         )
