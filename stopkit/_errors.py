@@ -4,6 +4,7 @@
 StopkitError
 ├── UnsupportedReply        normalize() got something that is not a reply it can read
 ├── AdapterNotFound         an adapter name that is not registered
+├── NoRecording             ReplayTransport has no recorded exchange for a request
 └── StopReasonError         a reply whose Stop the caller asked to raise on (carries .stop)
     ├── TruncatedReply      output_limit
     ├── FilteredReply       filtered
@@ -22,6 +23,7 @@ from stopkit._stop import Stop, StopReason
 __all__ = [
     "AdapterNotFound",
     "FilteredReply",
+    "NoRecording",
     "PausedReply",
     "StopReasonError",
     "StopkitError",
@@ -56,6 +58,10 @@ class AdapterNotFound(StopkitError, LookupError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         self.name = name
         super().__init__(f"no adapter named {name!r}; known adapters: {', '.join(known)}")
+
+
+class NoRecording(StopkitError, LookupError):
+    """`ReplayTransport` has no recorded exchange to answer a request; the message names it."""
 
 
 class StopReasonError(StopkitError):

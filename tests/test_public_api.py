@@ -17,6 +17,13 @@ def test_all_is_pinned_and_sorted() -> None:
         "TruncatedReply", "UnknownStopReason", "UnsupportedReply", "__version__",
         "anormalize_stream", "detect", "get_adapter", "normalize", "normalize_all",
         "normalize_stream", "register_adapter", "registered_adapters", "unregister_adapter",
+        # the loop driver
+        "Action", "Continue", "DEFAULT_HANDLERS", "Escalate", "Escalated", "Escalation", "Finish",
+        "Handler", "Loop", "LoopContext", "LoopEnded", "LoopEvent", "LoopSettings", "ModelReplied",
+        "Outcome", "Retry", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
+        "arun_loop", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
+        "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
+        "run_loop", "run_tool_calls",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)

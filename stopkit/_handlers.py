@@ -1,0 +1,328 @@
+"""The handler table: one handler per `StopReason`, the actions they return, the default policies.
+
+A handler takes a `LoopContext` and returns one action of a closed set:
+
+```
+Continue(messages)     append these messages (or replace the transcript) and call the model again
+Retry(overrides)       call again with the same messages and changed call overrides
+Finish(text)           end the run
+Escalate(reason)       hand the reply to `on_escalate`, then end the run
+```
+
+In `arun_loop` a handler may be async (return an awaitable action). `DEFAULT_HANDLERS` covers every
+reason; override one by merging: `{**stopkit.DEFAULT_HANDLERS, StopReason.FILTERED: mine}`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from stopkit._adapter import Adapter
+from stopkit._outcome import Termination
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from stopkit._loop import Loop, _Run
+
+__all__ = [
+    "DEFAULT_HANDLERS",
+    "SHORTER_PROMPT",
+    "Action",
+    "Continue",
+    "Escalate",
+    "Finish",
+    "Handler",
+    "LoopContext",
+    "Retry",
+    "ask_for_shorter",
+    "check_handlers",
+    "escalate_filtered",
+    "escalate_unknown",
+    "finish_truncated",
+    "finish_with_text",
+    "resume_paused",
+    "retry_with_more_tokens",
+    "run_tool_calls",
+    "user_message",
+]
+
+logger = logging.getLogger("stopkit.loop")
+
+#: Longest rendering of a raw stop value in a log line: the value comes from the wire.
+MAX_LOGGED_RAW = 200
+
+SHORTER_PROMPT = (
+    "Your previous answer was cut off because it exceeded the output limit. "
+    "Answer again, more briefly."
+)
+"""What `ask_for_shorter` sends the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """Append `messages` to the transcript (replace it when `replace=True`) and call again.
+
+    `overrides`, when given, are merged into the overrides of the next call only (a resume).
+    """
+
+    messages: Sequence[Any]
+    overrides: Mapping[str, Any] | None = None
+    replace: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Discard this reply and call again with the same messages and these overrides merged in.
+
+    The merged overrides stay in force for the rest of the run (a raised `max_tokens` stays
+    raised). Retrying with overrides already tried for the same messages ends the run instead.
+    """
+
+    overrides: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """End the run; `text` defaults to the reply's text, `termination` to the reply's reason."""
+
+    text: str | None = None
+    termination: Termination | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Escalate:
+    """Hand the reply to `on_escalate` (with the original input), then end the run."""
+
+    reason: str | None = None
+    """What is escalated, in words; defaults to the stop reason and its detail."""
+    termination: Termination | None = None
+
+
+Action: TypeAlias = Continue | Retry | Finish | Escalate
+"""The closed set of actions a handler may return."""
+
+
+@dataclass(slots=True)
+class LoopContext:
+    """What a handler sees: the reply's `Stop`, the transcript, the turn, the loop's settings.
+
+    `messages` is the live transcript: read it, never mutate it (return a `Continue` instead).
+    """
+
+    stop: Stop
+    messages: Sequence[Any]
+    turn: int
+    """The model call (1-based) whose reply this is."""
+    overrides: Mapping[str, Any]
+    """The overrides that call was made with."""
+    adapter: Adapter
+    input: Sequence[Any]
+    """The run's starting messages, exactly as given."""
+    repeats: int
+    """How many replies in a row before this one stopped for the same reason."""
+    pauses: int
+    """How many paused replies the run has resumed so far."""
+    loop: Loop
+    """The loop's settings (`max_tokens`, `max_tokens_cap`, `compact`, `tools`, ...)."""
+    is_async: bool
+    _run: _Run = field(repr=False)
+
+    def run_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
+        """Run `calls` (default: every call of the reply) one after another; one result each.
+
+        A call with `complete=False`, an unknown tool, a failure or a timeout gives an error
+        result. In `arun_loop` use `await ctx.arun_tools()` instead.
+        """
+        if self.is_async:
+            raise TypeError("in arun_loop, use `await ctx.arun_tools()`")
+        return self._run.run_tools(self.stop.tool_calls if calls is None else calls)
+
+    async def arun_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
+        """Run `calls` (default: every call of the reply) concurrently; one result each, in order.
+
+        In `run_loop` they run one after another.
+        """
+        return await self._run.arun_tools(self.stop.tool_calls if calls is None else calls)
+
+    def continue_with_results(self, results: Sequence[ToolResult]) -> Continue:
+        """Return the `Continue` appending this reply and its tool results, provider-formatted."""
+        stop = self.stop
+        adapter = self.adapter
+        return Continue(
+            [*_as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]
+        )
+
+    def user_message(self, text: str) -> Any:
+        """Return a user message saying `text`, in the provider's format."""
+        return user_message(self.adapter, text)
+
+
+Handler: TypeAlias = Callable[[LoopContext], Action | Awaitable[Action]]
+"""A handler: takes the context, returns an action (an awaitable one in `arun_loop`)."""
+
+
+def _as_list(messages: Any) -> list[Any]:
+    return messages if isinstance(messages, list) else [messages]
+
+
+def user_message(adapter: Adapter, text: str) -> Any:
+    """Return a user message saying `text` in `adapter`'s format.
+
+    Uses the adapter's own `user_message(text)` when it has one; otherwise the shape every
+    built-in wire API accepts (`parts` for Gemini, `content` for the others).
+    """
+    build = getattr(adapter, "user_message", None)
+    if callable(build):
+        return build(text)
+    if adapter.name == "gemini":
+        return {"role": "user", "parts": [{"text": text}]}
+    return {"role": "user", "content": text}
+
+
+def _clip(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= MAX_LOGGED_RAW else text[: MAX_LOGGED_RAW - 1] + "…"
+
+
+# --- the default policies -------------------------------------------------------------------
+
+
+def run_tool_calls(ctx: LoopContext) -> Action | Awaitable[Action]:
+    """Run every call of the turn and continue with the reply and one result per call.
+
+    The default for `tool_request`. Calls run one after another in `run_loop`, concurrently in
+    `arun_loop` (where this returns an awaitable). A call with `complete=False` is never run: it
+    gets an error result, like a call that raises, times out or names an unknown tool.
+    """
+    if not ctx.stop.tool_calls:
+        logger.warning(
+            "stopkit: %s reply is a tool request without tool calls; ending the run",
+            ctx.stop.provider,
+        )
+        return Finish(termination=Termination.UNKNOWN)
+    if ctx.is_async:
+        return _arun_tool_calls(ctx)
+    return ctx.continue_with_results(ctx.run_tools())
+
+
+async def _arun_tool_calls(ctx: LoopContext) -> Action:
+    return ctx.continue_with_results(await ctx.arun_tools())
+
+
+def finish_with_text(ctx: LoopContext) -> Action:
+    """Finish with the reply's text. The default for `completed` and `stop_sequence`."""
+    return Finish()
+
+
+def finish_truncated(ctx: LoopContext) -> Action:
+    """Finish at once as truncated (`output_limit`), the partial text on the outcome only."""
+    return Finish(termination=Termination.OUTPUT_LIMIT)
+
+
+def _compact_or_finish(ctx: LoopContext) -> Action:
+    """A full context window: compact once when a `compact` hook is set, else finish."""
+    compact = ctx.loop.compact
+    if compact is not None and ctx.repeats == 0:
+        return Continue(compact(list(ctx.messages)), replace=True)
+    return Finish(termination=Termination.OUTPUT_LIMIT)
+
+
+def retry_with_more_tokens(ctx: LoopContext) -> Action:
+    """Retry once with `max_tokens` doubled (capped); cut again, finish as truncated.
+
+    The default for `output_limit`. The current ceiling is the call's `max_tokens` override,
+    else the loop's `max_tokens` setting; without either, or at the cap, it finishes at once.
+    When the context window (not the output ceiling) was hit, a bigger `max_tokens` cannot
+    help: it calls the loop's `compact` hook once if there is one, else finishes.
+    """
+    if ctx.stop.detail == "context_window":
+        return _compact_or_finish(ctx)
+    if ctx.repeats:
+        return Finish(termination=Termination.OUTPUT_LIMIT)
+    current = ctx.overrides.get("max_tokens", ctx.loop.max_tokens)
+    if type(current) is not int or current <= 0:
+        logger.info(
+            "stopkit: reply cut at the output limit and the current max_tokens is unknown "
+            "(pass max_tokens= to the loop so it can raise it); finishing as truncated"
+        )
+        return Finish(termination=Termination.OUTPUT_LIMIT)
+    raised = min(current * 2, ctx.loop.max_tokens_cap)
+    if raised <= current:
+        return Finish(termination=Termination.OUTPUT_LIMIT)
+    return Retry({"max_tokens": raised})
+
+
+def ask_for_shorter(ctx: LoopContext) -> Action:
+    """Ask the model once for a shorter answer (the cut reply is dropped); cut again, finish."""
+    if ctx.repeats or ctx.stop.detail == "context_window":
+        return Finish(termination=Termination.OUTPUT_LIMIT)
+    return Continue([ctx.user_message(SHORTER_PROMPT)])
+
+
+def escalate_filtered(ctx: LoopContext) -> Action:
+    """Escalate and finish; never retry. The default for `filtered`."""
+    return Escalate()
+
+
+def escalate_unknown(ctx: LoopContext) -> Action:
+    """Log the raw stop value at WARNING, escalate and finish. The default for `unknown`."""
+    stop = ctx.stop
+    logger.warning(
+        "stopkit: %s reply stopped with an unknown value %s (detail %s) at turn %d; escalating",
+        stop.provider,
+        _clip(stop.raw_reason),
+        stop.detail,
+        ctx.turn,
+    )
+    return Escalate()
+
+
+def resume_paused(ctx: LoopContext) -> Action:
+    """Resume a paused turn the way the provider requires (`adapter.resume`). The `paused` default.
+
+    The loop bounds resumes (`max_pauses`); an adapter without `resume` gets its reply appended
+    as is and the model called again.
+    """
+    resume = getattr(ctx.adapter, "resume", None)
+    if resume is None:
+        return Continue(_as_list(ctx.adapter.assistant_message(ctx.stop)))
+    messages, overrides = resume(ctx.stop)
+    return Continue(messages, overrides=overrides or None)
+
+
+DEFAULT_HANDLERS: Mapping[StopReason, Handler] = MappingProxyType(
+    {
+        StopReason.TOOL_REQUEST: run_tool_calls,
+        StopReason.COMPLETED: finish_with_text,
+        StopReason.OUTPUT_LIMIT: retry_with_more_tokens,
+        StopReason.FILTERED: escalate_filtered,
+        StopReason.PAUSED: resume_paused,
+        StopReason.STOP_SEQUENCE: finish_with_text,
+        StopReason.UNKNOWN: escalate_unknown,
+    }
+)
+"""The default handler of every reason (read-only; merge into a dict to override one)."""
+
+
+def check_handlers(handlers: Mapping[Any, Handler]) -> dict[StopReason, Handler]:
+    """Return the table keyed by `StopReason`, raising if a reason lacks a callable handler."""
+    missing = [reason.value for reason in StopReason if reason not in handlers]
+    if missing:
+        raise ValueError(
+            f"the handler table has no handler for: {', '.join(missing)}; merge yours into "
+            "the defaults: {**stopkit.DEFAULT_HANDLERS, StopReason.X: my_handler}"
+        )
+    table: dict[StopReason, Handler] = {}
+    for reason in StopReason:
+        handler = handlers[reason]
+        if not callable(handler):
+            raise TypeError(f"the handler for {reason.value} is not callable: {handler!r}")
+        table[reason] = handler
+    extra = [key for key in handlers if key not in table]
+    if extra:
+        raise ValueError(f"the handler table has keys that are not stop reasons: {extra!r}")
+    return table

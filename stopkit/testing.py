@@ -1,0 +1,84 @@
+"""Test helpers: drive stopkit offline.
+
+- `ScriptedModel` — a `call_model` that replays a list of replies (SDK objects, JSON dicts, or
+  exceptions to raise) and records every call it receives; sync (`model(...)`) and async
+  (`await model.acall(...)`).
+
+Example:
+    >>> from stopkit.testing import ScriptedModel
+    >>> model = ScriptedModel([{"type": "message", "role": "assistant",
+    ...     "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn"}])
+    >>> model([{"role": "user", "content": "Hello"}], max_tokens=50)["stop_reason"]
+    'end_turn'
+    >>> model.calls[0].overrides
+    {'max_tokens': 50}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ModelCall", "ScriptExhausted", "ScriptedModel"]
+
+
+class ScriptExhausted(AssertionError):
+    """The code under test called a `ScriptedModel` more often than its script has replies."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCall:
+    """One call a `ScriptedModel` received: the messages as they were then, and the overrides."""
+
+    messages: tuple[Any, ...]
+    overrides: dict[str, Any]
+
+
+class ScriptedModel:
+    """A `call_model` that replays scripted replies in order and records every call.
+
+    Each entry of the script is returned as the reply of one call; an exception instance (or
+    class) is raised instead. A call past the end raises `ScriptExhausted`, saying how many
+    replies there were. Use the object itself as a sync `call_model`, `model.acall` as an async one.
+
+    Example:
+        >>> model = ScriptedModel([RuntimeError("rate limited")])
+        >>> model([])
+        Traceback (most recent call last):
+        ...
+        RuntimeError: rate limited
+    """
+
+    def __init__(self, replies: Iterable[Any]) -> None:
+        self.replies: list[Any] = list(replies)
+        self.calls: list[ModelCall] = []
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted replies have not been used yet."""
+        return len(self.replies) - len(self.calls)
+
+    def __call__(self, messages: Sequence[Any], **overrides: Any) -> Any:
+        """Record the call and return (or raise) the next scripted reply."""
+        index = len(self.calls)
+        # A snapshot: the loop keeps appending to the list it passed.
+        self.calls.append(ModelCall(tuple(messages), dict(overrides)))
+        if index >= len(self.replies):
+            raise ScriptExhausted(
+                f"ScriptedModel: call {index + 1} was made but the script has only "
+                f"{len(self.replies)} replies (overrides of the extra call: {overrides!r})"
+            )
+        reply = self.replies[index]
+        if isinstance(reply, BaseException) or (
+            isinstance(reply, type) and issubclass(reply, BaseException)
+        ):
+            raise reply
+        return reply
+
+    async def acall(self, messages: Sequence[Any], **overrides: Any) -> Any:
+        """Record the call and return (or raise) the next scripted reply, as a coroutine."""
+        return self(messages, **overrides)
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel({len(self.replies)} replies, {len(self.calls)} calls made)"
