@@ -6,6 +6,7 @@ Shared by the whole-reply reader (`openai_chat.py`) and the stream accumulator
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from stopkit._stop import Stop, StopReason, ToolCall
@@ -22,6 +23,7 @@ __all__ = [
     "filter_detail",
     "prompt_filtered",
     "read_calls",
+    "reader",
     "text_of",
 ]
 
@@ -109,6 +111,37 @@ PROMPT_FILTER: dict[str, tuple[StopReason, str | None]] = {
 
 _TOOL_VALUES = frozenset({"tool_calls", "function_call"})
 _EMPTY: tuple[ToolCall, ...] = ()
+_SCALARS = (str, bytes, int, float, list, tuple)
+
+
+def _nothing(name: str, default: Any = None) -> Any:
+    return default
+
+
+def reader(obj: Any) -> Callable[..., Any]:
+    """Return a cheap `get(name, default=None)` for a JSON dict or an SDK object.
+
+    Dialect fields (`x_groq`, `native_finish_reason`, Azure's filters, vLLM's `stop_reason`)
+    are pydantic extras on the SDK objects: they are read from `__pydantic_extra__`, because a
+    `getattr` that misses costs microseconds on a pydantic model.
+    """
+    if type(obj) is dict:
+        return obj.get
+    if obj is None or isinstance(obj, _SCALARS):
+        return _nothing
+    if isinstance(obj, dict):
+        return obj.get
+    declared = getattr(type(obj), "__pydantic_fields__", None)
+    if not isinstance(declared, dict):
+        return lambda name, default=None: field(obj, name, default)
+    extra = getattr(obj, "__pydantic_extra__", None) or {}
+
+    def get(name: str, default: Any = None) -> Any:
+        if name in declared:
+            return getattr(obj, name, default)
+        return extra.get(name, default)
+
+    return get
 
 
 def _filtered(value: Any) -> bool:
@@ -169,24 +202,25 @@ def _custom_call(item: Any) -> ToolCall:
 
 def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str | None]:
     """Return (tool calls, custom-tool call ids, whether legacy, what was malformed)."""
-    raw_calls = field(message, "tool_calls")
+    get = reader(message)
+    raw_calls = get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, list | tuple):
         return _EMPTY, [], False, "message.tool_calls is not a list"
     calls: list[ToolCall] = []
     custom: list[str] = []
     for item in raw_calls or ():
-        if as_raw(field(item, "type")) == "custom" or (
-            field(item, "function") is None and field(item, "custom") is not None
-        ):
+        item_get = reader(item)
+        function = item_get("function")
+        kind = as_raw(item_get("type"))
+        if item_get("custom") is not None and (function is None or kind == "custom"):
             call = _custom_call(item)
             custom.append(call.id)
         else:
-            function = field(item, "function")
-            name, arguments = field(function, "name"), field(function, "arguments")
-            call = tool_call(field(item, "id"), name, arguments)
+            function_get = reader(function)
+            call = tool_call(item_get("id"), function_get("name"), function_get("arguments"))
         calls.append(call)
     if not calls:
-        legacy = field(message, "function_call")
+        legacy = get("function_call")
         name = field(legacy, "name")
         # Some servers send an empty `{"name": "", "arguments": ""}`: that is no call at all.
         if isinstance(name, str) and name:

@@ -17,6 +17,7 @@ from stopkit.adapters._openai_chat_rules import (
     decide,
     filter_detail,
     prompt_filtered,
+    reader,
     text_of,
 )
 
@@ -84,8 +85,9 @@ class _Choice:
         self.finish_details: Any = None
 
     def merge_call(self, fragment: Any) -> None:
-        index = field(fragment, "index")
-        call_id = field(fragment, "id")
+        get = reader(fragment)
+        index = get("index")
+        call_id = get("id")
         call_id = call_id if isinstance(call_id, str) and call_id else None
         position: int | None
         if type(index) is int:
@@ -107,11 +109,11 @@ class _Choice:
             self.by_id[call_id] = position
             if call.id is None:
                 call.id = call_id
-        function = field(fragment, "function")
-        name = field(function, "name")
+        function = reader(get("function"))
+        name = function("name")
         if call.name is None and isinstance(name, str) and name:
             call.name = name
-        arguments = field(function, "arguments")
+        arguments = function("arguments")
         if isinstance(arguments, str):
             if arguments:
                 call.args.append(arguments)
@@ -119,27 +121,32 @@ class _Choice:
             call.whole = arguments
 
     def feed(self, choice: Any) -> None:
-        delta = field(choice, "delta")
+        get = reader(choice)
+        delta = get("delta")
         if delta is not None:
-            content = field(delta, "content")
+            delta_get = reader(delta)
+            content = delta_get("content")
             if content:
-                text = text_of(content)
+                text = content if type(content) is str else text_of(content)
                 if text:
                     self.text.append(text)
-            refusal = field(delta, "refusal")
+            refusal = delta_get("refusal")
             if isinstance(refusal, str) and refusal:
                 self.refusal.append(refusal)
-            for fragment in as_list(field(delta, "tool_calls")):
-                self.merge_call(fragment)
-            legacy = field(delta, "function_call")
+            fragments = delta_get("tool_calls")
+            if fragments:
+                for fragment in as_list(fragments):
+                    self.merge_call(fragment)
+            legacy = delta_get("function_call")
             if legacy is not None:
-                name = field(legacy, "name")
+                legacy_get = reader(legacy)
+                name = legacy_get("name")
                 if self.legacy_name is None and isinstance(name, str) and name:
                     self.legacy_name = name
-                arguments = field(legacy, "arguments")
+                arguments = legacy_get("arguments")
                 if isinstance(arguments, str) and arguments:
                     self.legacy_args.append(arguments)
-        finish = as_raw(field(choice, "finish_reason"))
+        finish = as_raw(get("finish_reason"))
         if (
             finish is not None
             and finish != ""
@@ -152,10 +159,10 @@ class _Choice:
             ("error", "error"),
             ("finish_details", "finish_details"),
         ):
-            value = field(choice, key)
+            value = get(key)
             if value is not None:
                 setattr(self, attribute, value)
-        results = field(choice, "content_filter_results")
+        results = get("content_filter_results")
         # Keep the first results that filtered; a later annotation saying all is well (or
         # an empty one) never undoes them.
         if results and self.filter_results is None and filter_detail(results)[0] is not None:
@@ -177,21 +184,27 @@ class ChatStream:
         self._choices: dict[int, _Choice] = {}
         self._error: Any = None
         self._prompt_filters: list[Any] = []
+        self._moderation: Any = None
         self._cache: tuple[Stop, ...] | None = None
 
     def feed(self, event: Any) -> None:
         """Take one chunk: an SDK `ChatCompletionChunk` or its parsed JSON `data:` object."""
         self._cache = None
-        error = field(event, "error")
+        get = reader(event)
+        error = get("error")
         if error is None:
-            error = field(field(event, "x_groq"), "error") or None
+            x_groq = get("x_groq")
+            error = reader(x_groq)("error") or None if x_groq is not None else None
         if error is not None and self._error is None:
             self._error = error
-        filters = field(event, "prompt_filter_results")
+        moderation = get("moderation")
+        if moderation is not None:
+            self._moderation = moderation
+        filters = get("prompt_filter_results")
         if filters:
             self._prompt_filters.extend(as_list(filters))
-        for choice in as_list(field(event, "choices")):
-            index = field(choice, "index")
+        for choice in as_list(get("choices")):
+            index = reader(choice)("index")
             key = index if type(index) is int else 0
             state = self._choices.get(key)
             if state is None:
@@ -204,6 +217,8 @@ class ChatStream:
         hits = prompt_filtered({"prompt_filter_results": self._prompt_filters})
         if hits:
             details["prompt_filter_results"] = self._prompt_filters
+        if self._moderation is not None:
+            details["moderation"] = self._moderation
         if state is None:
             if hits:
                 return decide(

@@ -25,6 +25,7 @@ from stopkit.adapters._openai_chat_rules import (
     filter_detail,
     prompt_filtered,
     read_calls,
+    reader,
     text_of,
 )
 
@@ -35,20 +36,7 @@ __all__ = ["CONTENT_FILTER", "FINISH_DETAILS_TYPE", "FINISH_REASON", "OpenAIChat
 
 _R = StopReason
 _EMPTY: tuple[ToolCall, ...] = ()
-
-
-def _extras(reply: Any, choice: Any, details: dict[str, Any]) -> Any:
-    """Copy the dialect extras of one choice into `details`; return the in-band error if any."""
-    for key in ("native_finish_reason", "finish_details", "content_filter_results"):
-        value = field(choice, key)
-        if value:
-            details[key] = value
-    error = field(choice, "error")
-    if error is None:
-        error = field(reply, "error")
-    if error is None:
-        error = field(field(reply, "x_groq"), "error") or None
-    return error
+_SCALARS = (str, bytes, int, float, list, tuple)
 
 
 def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
@@ -56,7 +44,7 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     notes: list[str] = []
     if prompt_hits:
         details["prompt_filter_results"] = field(reply, "prompt_filter_results")
-    if isinstance(choice, str | int | float | list | tuple) or choice is None:
+    if choice is None or isinstance(choice, _SCALARS):
         return decide(
             None,
             raw=reply,
@@ -67,17 +55,19 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
             notes=notes,
             malformed=f"a choice is a {type(choice).__name__}, not an object",
         )
-    message = field(choice, "message")
+    get = reader(choice)
+    message = get("message")
+    message_get = reader(message)
     malformed: str | None = None
-    content = field(message, "content")
-    text = text_of(content)
+    content = message_get("content")
+    text = content if type(content) is str else text_of(content)
     if text is None and isinstance(content, dict):
         # Cloudflare Workers AI answers a JSON-schema request with the object itself.
         text = json.dumps(content, ensure_ascii=False)
         notes.append("message.content is a JSON object, not a string: text is its JSON")
     if text is None:
         malformed, text = "message.content is neither a string nor a list of parts", ""
-    refusal = field(message, "refusal")
+    refusal = message_get("refusal")
     if not isinstance(refusal, str) or not refusal:
         refusal = None
     calls, custom, legacy, problem = read_calls(message)
@@ -86,10 +76,23 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         details["custom_tool_calls"] = custom
     if legacy:
         details["legacy_function_call"] = True
-    error = _extras(reply, choice, details)
-    finish_details = details.get("finish_details")
+    # Dialect extras (OpenRouter, legacy vision, Azure, OpenAI moderation); the in-band error of
+    # the choice (OpenRouter), of the reply, or of Groq's x_groq.
+    for key in ("native_finish_reason", "finish_details", "content_filter_results"):
+        value = get(key)
+        if value:
+            details[key] = value
+    reply_get = reader(reply)
+    moderation = reply_get("moderation")
+    if moderation is not None:
+        details["moderation"] = moderation
+    error = get("error")
+    if error is None:
+        error = reply_get("error")
+    if error is None:
+        error = reader(reply_get("x_groq"))("error") or None
     return decide(
-        as_raw(field(choice, "finish_reason")),
+        as_raw(get("finish_reason")),
         raw=reply,
         text=text,
         refusal=refusal,
@@ -97,10 +100,10 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         details=details,
         notes=notes,
         error=error,
-        stop_reason=field(choice, "stop_reason"),
+        stop_reason=get("stop_reason"),
         filtered=filter_detail(details.get("content_filter_results")),
         prompt_hits=prompt_hits,
-        finish_details_type=field(finish_details, "type"),
+        finish_details_type=field(details.get("finish_details"), "type"),
         malformed=malformed,
     )
 
@@ -191,7 +194,7 @@ class OpenAIChatAdapter:
                 notes=[],
                 malformed="choices is not a list",
             )
-        hits = prompt_filtered(reply) if field(reply, "prompt_filter_results") else []
+        hits = prompt_filtered(reply) if reader(reply)("prompt_filter_results") else []
         if not choices:
             return _no_choice(reply, hits)
         first = choices[0] if len(choices) == 1 else min(choices, key=_index)
@@ -202,7 +205,7 @@ class OpenAIChatAdapter:
         choices = field(reply, "choices")
         if not isinstance(choices, list | tuple) or not choices:
             return (self.normalize(reply),)
-        hits = prompt_filtered(reply) if field(reply, "prompt_filter_results") else []
+        hits = prompt_filtered(reply) if reader(reply)("prompt_filter_results") else []
         return tuple(_read_choice(reply, c, hits) for c in sorted(choices, key=_index))
 
     def stream(self) -> ChatStream:
