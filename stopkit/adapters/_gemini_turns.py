@@ -1,0 +1,85 @@
+"""Continuing a Gemini conversation: the model content, the function responses, the resume.
+
+Kept apart from `gemini.py` (which reads replies); the loop calls these through the adapter.
+Everything returned is REST camelCase JSON, which google-genai also accepts as `contents`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from stopkit._stop import Stop, StopReason, ToolResult
+from stopkit.adapters._common import as_list, field
+
+__all__ = ["assistant_message", "plain", "resume", "tool_results"]
+
+
+def plain(obj: Any) -> Any:
+    """A JSON-ready copy of one wire object: a dict copied, an SDK model dumped in camelCase."""
+    if isinstance(obj, dict):
+        return dict(obj)
+    dump = getattr(obj, "model_dump", None)
+    if dump is not None:
+        return dump(mode="json", by_alias=True, exclude_none=True)
+    return obj
+
+
+def assistant_message(stop: Stop) -> list[dict[str, Any]]:
+    """Return `[{"role": "model", "parts": [...]}]` with the candidate's parts as sent."""
+    candidates = as_list(field(stop.raw, "candidates"))
+    index = stop.details.get("candidate_index", 0)
+    if not isinstance(index, int) or index >= len(candidates):
+        return []
+    parts = as_list(field(field(candidates[index], "content"), "parts"))
+    if not parts:
+        return []
+    return [{"role": "model", "parts": [plain(part) for part in parts]}]
+
+
+def _response_body(result: ToolResult) -> dict[str, Any]:
+    if result.is_error:
+        return {"error": result.content}
+    text = result.content
+    if text.lstrip()[:1] == "{":
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    return {"result": text}
+
+
+def tool_results(stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+    """Return one user content of `functionResponse` parts, in the calls' order."""
+    synthetic = set(stop.details.get("synthetic_call_ids", ()))
+    by_id: dict[str, ToolResult] = {}
+    for result in results:
+        by_id.setdefault(result.call_id, result)
+    names = {call.id: call.name for call in stop.tool_calls}
+    ordered = [by_id.pop(call.id) for call in stop.tool_calls if call.id in by_id]
+    ordered.extend(by_id.values())
+    parts: list[dict[str, Any]] = []
+    for result in ordered:
+        response: dict[str, Any] = {"name": result.name or names.get(result.call_id, "")}
+        if result.call_id and result.call_id not in synthetic:
+            response["id"] = result.call_id
+        response["response"] = _response_body(result)
+        parts.append({"functionResponse": response})
+    return [{"role": "user", "parts": parts}] if parts else []
+
+
+def resume(stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Return `([], {"continuation_token": <base64 str>})` for a paused `CONTINUATION` Stop."""
+    if stop.reason is not StopReason.PAUSED:
+        raise ValueError(f"resume() needs a paused Stop, not {stop.reason.value!r}")
+    token = stop.details.get("continuation_token")
+    if isinstance(token, bytes | bytearray):
+        # The SDK holds the decoded bytes; it sends them URL-safe base64 (_common.py).
+        token = base64.urlsafe_b64encode(bytes(token)).decode("ascii")
+    if not isinstance(token, str) or not token:
+        raise ValueError("this paused Stop has no continuation token to resume from")
+    return [], {"continuation_token": token}
