@@ -392,3 +392,22 @@ def test_resume_is_not_applicable() -> None:
     stop = stopkit.normalize(_reply("stop.json"))
     with pytest.raises(ValueError, match=r"no paused stop.*'completed'"):
         ADAPTER.resume(stop)
+
+
+def test_loop_round_trip_with_chat_messages() -> None:
+    """The loop runs both calls and sends back the assistant message and one tool message each."""
+    from stopkit.testing import ScriptedModel
+
+    model = ScriptedModel([_reply("parallel_tool_calls.json"), _reply("stop.json")])
+    outcome = stopkit.run_loop(
+        model,
+        [{"role": "user", "content": "Weather in Paris and Tokyo?"}],
+        tools={"get_weather": lambda city: f"21 in {city}"},
+    )
+    assert outcome.text == "Paris is the capital of France."
+    assert outcome.messages[1:] == [
+        *ADAPTER.assistant_message(stopkit.normalize(_reply("parallel_tool_calls.json"))),
+        {"role": "tool", "tool_call_id": "call_1", "content": "21 in Paris"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "21 in Tokyo"},
+        {"role": "assistant", "content": "Paris is the capital of France."},
+    ]
