@@ -10,10 +10,13 @@ Example:
     <StopReason.OUTPUT_LIMIT: 'output_limit'>
 """
 
+from typing import TYPE_CHECKING
+
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import (
     AdapterNotFound,
     FilteredReply,
+    NoRecording,
     PausedReply,
     StopkitError,
     StopReasonError,
@@ -62,6 +65,10 @@ from stopkit._registry import (
 )
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit._stream import anormalize_stream, normalize_stream
+from stopkit._wrap import wrap
+
+if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import stopkit` does not
+    from stopkit._transports import RecordingTransport, ReplayTransport
 
 __version__ = "0.1.0"
 
@@ -83,8 +90,11 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "LoopEvent",
     "LoopSettings",
     "ModelReplied",
+    "NoRecording",
     "Outcome",
     "PausedReply",
+    "RecordingTransport",
+    "ReplayTransport",
     "Retry",
     "Stop",
     "StopReason",
@@ -121,4 +131,16 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "run_loop",
     "run_tool_calls",
     "unregister_adapter",
+    "wrap",
 ]
+
+_LAZY = {"RecordingTransport", "ReplayTransport"}
+
+
+def __getattr__(name: str) -> object:
+    """Import the httpx transports on first use (PEP 562)."""
+    if name in _LAZY:
+        from stopkit import _transports
+
+        return getattr(_transports, name)
+    raise AttributeError(f"module 'stopkit' has no attribute {name!r}")

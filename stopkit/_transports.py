@@ -40,7 +40,10 @@ _SECRET_BODY_KEYS = frozenset(
      "refresh_token", "client_secret", "id_token", "authorization", "x_api_key"}
 )  # fmt: skip
 # Request headers that only add noise to a recording (they change per machine and version).
-_NOISE = ("x-stainless-", "x-goog-api-client", "user-agent", "accept-encoding", "connection", "content-length", "host")
+_NOISE = (
+    "x-stainless-", "x-goog-api-client", "user-agent", "accept-encoding", "connection",
+    "content-length", "host",
+)  # fmt: skip
 # Response headers that describe the bytes on the wire, not the decoded body served back.
 _WIRE = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
 

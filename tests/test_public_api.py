@@ -17,6 +17,7 @@ def test_all_is_pinned_and_sorted() -> None:
         "TruncatedReply", "UnknownStopReason", "UnsupportedReply", "__version__",
         "anormalize_stream", "detect", "get_adapter", "normalize", "normalize_all",
         "normalize_stream", "register_adapter", "registered_adapters", "unregister_adapter",
+        "NoRecording", "RecordingTransport", "ReplayTransport", "wrap",
         # the loop driver
         "Action", "Continue", "DEFAULT_HANDLERS", "Escalate", "Escalated", "Escalation", "Finish",
         "Handler", "Loop", "LoopContext", "LoopEnded", "LoopEvent", "LoopSettings", "ModelReplied",
@@ -45,7 +46,7 @@ def test_import_loads_no_provider_sdk_nor_httpx() -> None:
         "import sys, json, stopkit\n"
         "stopkit.registered_adapters()\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('anthropic', 'openai', 'httpx', 'httpx_sse') or m.startswith('google.genai'))\n"
+        "('anthropic', 'openai', 'httpx', 'httpx2', 'httpx_sse') or m.startswith('google.genai'))\n"
         "print(json.dumps(bad))"
     )
     out = subprocess.run(

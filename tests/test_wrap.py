@@ -99,8 +99,10 @@ def _case_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", _case_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_adapter_cases_through_wrapped_clients(path: Path) -> None:
-    """Each adapter case, served to the real SDK client, gives `on_stop` the same Stop as its
-    SDK reply, and the wrapped client behaves exactly like the unwrapped one (errors too)."""
+    """Each adapter case served to the real SDK client gives `on_stop` its SDK reply's Stop.
+
+    The wrapped client behaves exactly like the unwrapped one, errors included.
+    """
     folder = _folder(path)
     payload = load_payload(path)
     try:
