@@ -1,7 +1,8 @@
-"""The README tells the truth: its examples run offline and print what it shows, its reason
-table is the adapters' own, and its test command is the one CI runs.
+"""The README tells the truth: its examples, its reason table and its test command.
 
-Run `python tests/test_readme.py` to rewrite the README's reason table from the adapters.
+Its examples run offline and print what it shows, its reason table is the adapters' own, and its
+test command is the one CI runs. `python tests/test_readme.py` rewrites the README's reason
+table from the adapters.
 """
 
 from __future__ import annotations
