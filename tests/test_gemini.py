@@ -384,6 +384,24 @@ def test_unreadable_partial_args_make_the_call_incomplete() -> None:
     assert stop.runnable_tool_calls == ()
 
 
+def test_call_still_open_at_finish_reason_is_closed_with_a_note() -> None:
+    """A streamed call never closed before STOP keeps the arguments received, with a note."""
+    events = [
+        {"candidates": [{"content": {"parts": [
+            {"functionCall": {"name": "f", "willContinue": True}},
+        ]}}]},
+        {"candidates": [{"content": {"parts": [
+            {"functionCall": {"partialArgs": [{"jsonPath": "$.a", "stringValue": "b"}],
+                              "willContinue": True}},
+        ]}}, ]},
+        {"candidates": [{"finishReason": "STOP"}]},
+    ]  # fmt: skip
+    stop = stopkit.normalize_stream(events)
+    assert stop.reason is StopReason.TOOL_REQUEST
+    assert stop.tool_calls[0].arguments == {"a": "b"}
+    assert any("still open" in note for note in stop.notes)
+
+
 def test_stream_notes_present() -> None:
     """The adapter says how streaming differs, for the README's table."""
     assert len(ADAPTER.stream_notes) >= 2

@@ -16,9 +16,9 @@ import base64
 from typing import Any
 
 from stopkit._stop import Stop, StopReason
-from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop
+from stopkit.adapters._common import as_list, as_raw, field, make_stop
 from stopkit.adapters._gemini_turns import plain
-from stopkit.adapters.gemini import PROVIDER, normalize_reply, read_candidate
+from stopkit.adapters.gemini import PROVIDER, normalize_reply, pick, read_candidate
 
 __all__ = ["GeminiStream", "assemble_partial_args"]
 
@@ -80,11 +80,11 @@ def _put(root: dict[str, Any], tokens: list[str | int], value: Any) -> bool:
 
 def _partial_value(partial: Any) -> tuple[bool, Any]:
     """Return (is_string, value) of one `PartialArg` (dict or SDK object)."""
-    text = field2(partial, "stringValue", "string_value")
+    text = pick(partial, "stringValue", "string_value")
     if text is not None:
         return True, text
     for camel, snake in (("numberValue", "number_value"), ("boolValue", "bool_value")):
-        value = field2(partial, camel, snake)
+        value = pick(partial, camel, snake)
         if value is not None:
             return False, value
     return False, None  # `nullValue: "NULL_VALUE"`, or nothing at all
@@ -101,7 +101,7 @@ def assemble_partial_args(
     strings: dict[str, list[str]] = {}
     values: dict[str, Any] = {}
     for partial in partials:
-        path = field2(partial, "jsonPath", "json_path")
+        path = pick(partial, "jsonPath", "json_path")
         if not isinstance(path, str):
             return base, "a partialArgs piece has no jsonPath"
         is_string, value = _partial_value(partial)
@@ -144,7 +144,7 @@ class _Call:
         self.name = field(fc, "name")
         self.call_id = field(fc, "id")
         self.args = field(fc, "args")
-        self.partials: list[Any] = list(as_list(field2(fc, "partialArgs", "partial_args")))
+        self.partials: list[Any] = list(as_list(pick(fc, "partialArgs", "partial_args")))
         self.signature = signature
         self.open = False
 
@@ -161,7 +161,7 @@ class _Candidate:
 
     def feed_part(self, part: Any) -> None:
         text = field(part, "text")
-        signature = field2(part, "thoughtSignature", "thought_signature")
+        signature = pick(part, "thoughtSignature", "thought_signature")
         if text is not None:
             if not isinstance(text, str):
                 return
@@ -175,15 +175,15 @@ class _Candidate:
             if signature is not None:
                 last.signature = signature
             return
-        fc = field2(part, "functionCall", "function_call")
+        fc = pick(part, "functionCall", "function_call")
         if fc is None:
             self.parts.append(part)  # executableCode, inlineData, ...: kept as sent
             return
-        more = field2(fc, "willContinue", "will_continue") is True
+        more = pick(fc, "willContinue", "will_continue") is True
         name = field(fc, "name")
         current = self.open_call
         if current is not None and not name:
-            current.partials.extend(as_list(field2(fc, "partialArgs", "partial_args")))
+            current.partials.extend(as_list(pick(fc, "partialArgs", "partial_args")))
             args = field(fc, "args")
             if isinstance(args, dict):
                 current.args = {**(current.args or {}), **args}
@@ -273,10 +273,10 @@ class GeminiStream:
             self._error = error
             return
         for camel, snake in (("modelVersion", "model_version"), ("createTime", "create_time")):
-            value = field2(event, camel, snake)
+            value = pick(event, camel, snake)
             if value is not None:
                 self._reply[camel] = value
-        feedback = field2(event, "promptFeedback", "prompt_feedback")
+        feedback = pick(event, "promptFeedback", "prompt_feedback")
         if feedback is not None:
             self._reply["promptFeedback"] = feedback
         for position, candidate in enumerate(as_list(field(event, "candidates"))):
@@ -287,8 +287,8 @@ class GeminiStream:
                 state = self._candidates[key] = _Candidate()
             for part in as_list(field(field(candidate, "content"), "parts")):
                 state.feed_part(part)
-            finish = as_raw(field2(candidate, "finishReason", "finish_reason"))
-            token = field2(candidate, "continuationToken", "continuation_token")
+            finish = as_raw(pick(candidate, "finishReason", "finish_reason"))
+            token = pick(candidate, "continuationToken", "continuation_token")
             if finish is not None:
                 state.finish = finish
                 if token is None and finish != "CONTINUATION":
@@ -296,7 +296,7 @@ class GeminiStream:
             if token is not None:
                 state.token = token
             for camel, snake in _EXTRAS:
-                value = field2(candidate, camel, snake)
+                value = pick(candidate, camel, snake)
                 if value is not None:
                     state.extras[camel] = value
 
@@ -312,9 +312,7 @@ class GeminiStream:
     def result(self) -> Stop:
         """Return the `Stop` for the chunks so far (`stream_incomplete` before a finishReason)."""
         reply = self.merged_reply()
-        blocked = field(reply.get("promptFeedback"), "blockReason") is not None or (
-            field(reply.get("promptFeedback"), "block_reason") is not None
-        )
+        blocked = pick(reply.get("promptFeedback"), "blockReason", "block_reason") is not None
         if self._candidates:
             first = min(self._candidates)
             state = self._candidates[first]
@@ -324,7 +322,16 @@ class GeminiStream:
             stop = normalize_reply(reply)
             finished = blocked
         if finished and self._error is None:
-            return stop
+            still_open = (
+                self._candidates[min(self._candidates)].open_call if self._candidates else None
+            )
+            if still_open is None:
+                return stop
+            note = (
+                f"the streamed call {still_open.name!r} was still open (willContinue) at the "
+                "finishReason: closed with the arguments received"
+            )
+            return stop.model_copy(update={"notes": (*stop.notes, note)})
         notes = list(stop.notes) if finished else [n for n in stop.notes if "finishReason" not in n]
         details = dict(stop.details)
         detail = "stream_incomplete"

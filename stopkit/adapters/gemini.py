@@ -31,7 +31,7 @@ from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop, 
 if TYPE_CHECKING:
     from stopkit.adapters._gemini_stream import GeminiStream
 
-__all__ = ["BLOCK_REASONS", "FINISH_REASONS", "GeminiAdapter"]
+__all__ = ["BLOCK_REASONS", "FINISH_REASONS", "GeminiAdapter", "pick"]
 
 PROVIDER = "gemini"
 
@@ -118,9 +118,20 @@ _SERVER_PARTS = (
 )
 
 
+def pick(obj: Any, camel: str, snake: str) -> Any:
+    """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies).
+
+    `field2` for dicts; on SDK objects only the snake_case attribute is read, because a missed
+    attribute costs microseconds on a pydantic model (its `__getattr__` raises).
+    """
+    if isinstance(obj, dict):
+        return field2(obj, camel, snake)
+    return field(obj, snake)
+
+
 def _is_vertex(reply: Any) -> bool:
     """Vertex replies carry `createTime`; the Gemini API's never do (used for int enums)."""
-    return field2(reply, "createTime", "create_time") is not None
+    return pick(reply, "createTime", "create_time") is not None
 
 
 def lookup(
@@ -173,13 +184,13 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
     args = field(fc, "args")
     error: str | None = None
     if args is None:
-        partial = field2(fc, "partialArgs", "partial_args")
+        partial = pick(fc, "partialArgs", "partial_args")
         if partial:
             from stopkit.adapters._gemini_stream import assemble_partial_args
 
             args, error = assemble_partial_args({}, as_list(partial))
     call = tool_call(call_id, name, {} if args is None else args)
-    if error is None and field2(fc, "willContinue", "will_continue") is True:
+    if error is None and pick(fc, "willContinue", "will_continue") is True:
         error = "the call's arguments were still streaming (willContinue) when the reply ended"
     if error is not None:
         return call.model_copy(update={"complete": False, "error": error})
@@ -211,10 +222,10 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
             if isinstance(text, str) and field(part, "thought") is not True:
                 texts.append(text)
             continue
-        fc = field2(part, "functionCall", "function_call")
+        fc = pick(part, "functionCall", "function_call")
         if fc is not None:
             calls.append(read_call(fc, len(calls), synthetic))
-        elif any(field2(part, camel, snake) is not None for camel, snake in _SERVER_PARTS):
+        elif any(pick(part, camel, snake) is not None for camel, snake in _SERVER_PARTS):
             server += 1
     if server:
         notes.append(
@@ -223,14 +234,14 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     if synthetic:
         details["synthetic_call_ids"] = tuple(synthetic)
 
-    raw_reason = as_raw(field2(candidate, "finishReason", "finish_reason"))
+    raw_reason = as_raw(pick(candidate, "finishReason", "finish_reason"))
     numbers = VERTEX_FINISH_NUMBERS if _is_vertex(reply) else GEMINI_API_FINISH_NUMBERS
     reason, detail = lookup(raw_reason, FINISH_REASONS, numbers, "finishReason", notes, details)
     if malformed is not None:
         notes.append(malformed)
         reason, detail = StopReason.UNKNOWN, "malformed"
     shown = raw_reason if type(raw_reason) is not str else repr(raw_reason)
-    token = field2(candidate, "continuationToken", "continuation_token")
+    token = pick(candidate, "continuationToken", "continuation_token")
     if token is not None:
         details["continuation_token"] = token
 
@@ -261,7 +272,7 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
         ("safetyRatings", "safety_ratings", "safety_ratings"),
         ("citationMetadata", "citation_metadata", "citation_metadata"),
     ):
-        value = field2(candidate, camel, snake)
+        value = pick(candidate, camel, snake)
         if value is not None:
             details[key] = value
     _reply_details(reply, details)
@@ -285,10 +296,10 @@ def _cut(call: ToolCall) -> ToolCall:
 
 
 def _reply_details(reply: Any, details: dict[str, Any]) -> None:
-    version = field2(reply, "modelVersion", "model_version")
+    version = pick(reply, "modelVersion", "model_version")
     if version is not None:
         details["model_version"] = version
-    feedback = field2(reply, "promptFeedback", "prompt_feedback")
+    feedback = pick(reply, "promptFeedback", "prompt_feedback")
     if feedback is not None:
         details["prompt_feedback"] = feedback
 
@@ -297,8 +308,8 @@ def _reply_stop(reply: Any) -> Stop:
     """The `Stop` of a reply with no candidates: a blocked prompt, or no signal at all."""
     notes: list[str] = []
     details: dict[str, Any] = {}
-    feedback = field2(reply, "promptFeedback", "prompt_feedback")
-    block = as_raw(field2(feedback, "blockReason", "block_reason"))
+    feedback = pick(reply, "promptFeedback", "prompt_feedback")
+    block = as_raw(pick(feedback, "blockReason", "block_reason"))
     _reply_details(reply, details)
     if block is None:
         notes.append("no candidates and no promptFeedback.blockReason: no stop signal")
@@ -309,7 +320,7 @@ def _reply_stop(reply: Any) -> Stop:
     numbers = VERTEX_BLOCK_NUMBERS if _is_vertex(reply) else GEMINI_API_BLOCK_NUMBERS
     title = "promptFeedback.blockReason"
     reason, detail = lookup(block, BLOCK_REASONS, numbers, title, notes, details)
-    message = field2(feedback, "blockReasonMessage", "block_reason_message")
+    message = pick(feedback, "blockReasonMessage", "block_reason_message")
     if message is not None:
         details["block_reason_message"] = message
     if reason is StopReason.FILTERED:
