@@ -19,6 +19,7 @@ __all__ = [
     "FINISH_REASON",
     "PROMPT_FILTER",
     "PROVIDER",
+    "VLLM_STOP_REASON",
     "decide",
     "filter_detail",
     "prompt_filtered",
@@ -107,6 +108,14 @@ CONTENT_FILTER: dict[str, tuple[StopReason, str | None]] = {
 # itself was blocked, whichever category said so.
 PROMPT_FILTER: dict[str, tuple[StopReason, str | None]] = {
     "filtered: true": (_R.FILTERED, "prompt_blocked"),
+}
+
+# vLLM `choices[i].stop_reason` (vllm/entrypoints/openai/protocol.py): the stop string that
+# matched, or the id of the stop token that ended the reply; read when finish_reason is `stop`.
+# Keyed by the kind of value (the value itself is the caller's own stop string or token).
+VLLM_STOP_REASON: dict[str, tuple[StopReason, str | None]] = {
+    "<a string>": (_R.STOP_SEQUENCE, None),
+    "<a token id>": (_R.COMPLETED, None),
 }
 
 _TOOL_VALUES = frozenset({"tool_calls", "function_call"})
@@ -347,7 +356,11 @@ def decide(
         details["stop_reason"] = stop_reason
         if isinstance(stop_reason, str):
             notes.append(f"vLLM stop_reason {stop_reason!r}: a stop string matched")
-            return stop(_R.STOP_SEQUENCE, None, stop_sequence=stop_reason)
-        notes.append(f"vLLM stop_reason {stop_reason!r} is a stop token id: completed")
+            reason, detail = VLLM_STOP_REASON["<a string>"]
+            return stop(reason, detail, stop_sequence=stop_reason)
+        if type(stop_reason) is int:
+            notes.append(f"vLLM stop_reason {stop_reason!r} is a stop token id: completed")
+            reason, detail = VLLM_STOP_REASON["<a token id>"]
+            return stop(reason, detail)
     # 6. completed.
     return stop(_R.COMPLETED, None)

@@ -21,6 +21,7 @@ from stopkit.adapters._openai_chat_rules import (
     FINISH_REASON,
     PROMPT_FILTER,
     PROVIDER,
+    VLLM_STOP_REASON,
     decide,
     filter_detail,
     prompt_filtered,
@@ -154,6 +155,7 @@ class OpenAIChatAdapter:
     tables: dict[str, dict[str, tuple[StopReason, str | None]]] = {  # noqa: RUF012
         "finish_reason": FINISH_REASON,
         "finish_details.type": FINISH_DETAILS_TYPE,
+        "stop_reason (vLLM)": VLLM_STOP_REASON,
         "content_filter_results (Azure, filtered: true)": CONTENT_FILTER,
         "prompt_filter_results (Azure)": PROMPT_FILTER,
     }
