@@ -199,6 +199,16 @@ def test_assistant_message_from_sdk_object_is_camel_case_json() -> None:
     json.dumps(message)
 
 
+def test_assistant_message_drops_only_blank_unsigned_text() -> None:
+    """A blank text part goes back only when it carries a thought signature."""
+    parts = [{"text": "a"}, {"text": "", "thoughtSignature": "c2ln"}, {"text": ""}]
+    stop = stopkit.normalize({"candidates": [{"content": {"role": "model", "parts": parts},
+                                              "finishReason": "STOP"}]})  # fmt: skip
+    assert ADAPTER.assistant_message(stop) == [{"role": "model", "parts": parts[:2]}]
+    blank = {"candidates": [{"content": {"parts": [{"text": ""}]}, "finishReason": "STOP"}]}
+    assert ADAPTER.assistant_message(stopkit.normalize(blank)) == []
+
+
 def test_assistant_message_of_second_candidate() -> None:
     """normalize_all's Stops each send back their own candidate's content."""
     stops = stopkit.normalize_all(_reply("multiple_candidates.json"))
@@ -214,11 +224,10 @@ def test_assistant_message_of_stream_assembles_parts() -> None:
     """From a stream, text pieces are merged, streamed arguments assembled, signatures kept."""
     stop = stopkit.normalize_stream(_case("stream_partial_args.stream.json")["events"])
     (message,) = ADAPTER.assistant_message(stop)
-    first, second, last = message["parts"]
+    first, second = message["parts"]  # the closing blank text part is not sent back
     assert first["functionCall"]["args"] == stop.tool_calls[0].arguments
     assert first["thoughtSignature"] == "CmIBjz1rX0OQAtrZ"
     assert second == {"functionCall": {"name": "set_timer", "args": {"minutes": 45}}}
-    assert last == {"text": ""}
     stop = stopkit.normalize_stream(_case("stream_thought_signature.stream.json")["events"])
     (message,) = ADAPTER.assistant_message(stop)
     assert message["parts"] == [

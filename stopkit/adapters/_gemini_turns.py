@@ -28,15 +28,27 @@ def plain(obj: Any) -> Any:
 
 
 def assistant_message(stop: Stop) -> list[dict[str, Any]]:
-    """Return `[{"role": "model", "parts": [...]}]` with the candidate's parts as sent."""
+    """Return `[{"role": "model", "parts": [...]}]` with the candidate's parts as sent.
+
+    Only blank text parts without a thought signature are left out.
+    """
     candidates = as_list(field(stop.raw, "candidates"))
     index = stop.details.get("candidate_index", 0)
     if not isinstance(index, int) or index >= len(candidates):
         return []
-    parts = as_list(field(field(candidates[index], "content"), "parts"))
-    if not parts:
+    parts = [plain(part) for part in as_list(field(field(candidates[index], "content"), "parts"))]
+    # An empty text part (streams end with one) is rejected by Vertex ("empty text parameter");
+    # one that carries a thought signature is kept, the signature must go back.
+    kept = [p for p in parts if not (isinstance(p, dict) and _blank(p))]
+    if not kept:
         return []
-    return [{"role": "model", "parts": [plain(part) for part in parts]}]
+    return [{"role": "model", "parts": kept}]
+
+
+def _blank(part: dict[str, Any]) -> bool:
+    return part.get("text") == "" and not part.get(
+        "thoughtSignature", part.get("thought_signature")
+    )
 
 
 def _response_body(result: ToolResult) -> dict[str, Any]:

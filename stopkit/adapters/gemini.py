@@ -411,8 +411,9 @@ class GeminiAdapter:
         """Return the model content to append: `{"role": "model", "parts": [...]}` as sent.
 
         Parts go back as the model sent them, thought parts and `thoughtSignature` fields
-        included (Gemini needs the signatures back); SDK objects are dumped to camelCase JSON.
-        A reply without content (a blocked prompt) gives `[]`.
+        included (Gemini needs the signatures back), except blank text parts without a
+        signature, which Vertex rejects; SDK objects are dumped to camelCase JSON. A reply
+        without content (a blocked prompt) gives `[]`.
         """
         return _gemini_turns.assistant_message(stop)
 
