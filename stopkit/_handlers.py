@@ -285,12 +285,16 @@ def resume_paused(ctx: LoopContext) -> Action:
     """Resume a paused turn the way the provider requires (`adapter.resume`). The `paused` default.
 
     The loop bounds resumes (`max_pauses`); an adapter without `resume` gets its reply appended
-    as is and the model called again.
+    as is and the model called again. A reply the adapter cannot resume (its `resume` raises
+    `ValueError`) is escalated and ends the run as `unknown`.
     """
     resume = getattr(ctx.adapter, "resume", None)
     if resume is None:
         return Continue(_as_list(ctx.adapter.assistant_message(ctx.stop)))
-    messages, overrides = resume(ctx.stop)
+    try:
+        messages, overrides = resume(ctx.stop)
+    except ValueError as exc:  # e.g. a continuation without its token: nothing to resume from
+        return Escalate(f"paused, cannot resume: {exc}", termination=Termination.UNKNOWN)
     return Continue(messages, overrides=overrides or None)
 
 

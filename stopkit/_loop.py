@@ -434,8 +434,14 @@ def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
         previous = reason
         if reason is StopReason.PAUSED and run.pauses >= loop.max_pauses:
             return (yield from run.end(Termination.PAUSE_LIMIT))
-        if reason is StopReason.TOOL_REQUEST and run.loop_detected(stop):
-            return (yield from run.end(Termination.LOOP_DETECTED))
+        if reason is StopReason.TOOL_REQUEST:
+            # No call runs whose result the model could never be sent: the reply stays pending
+            # (not appended) and its text is salvaged.
+            bound = run.out_of_bounds()
+            if bound is not None:
+                return (yield from run.end(bound))
+            if run.loop_detected(stop):
+                return (yield from run.end(Termination.LOOP_DETECTED))
         assert run.adapter is not None
         ctx = LoopContext(
             stop,

@@ -479,7 +479,7 @@ def test_pause_limit() -> None:
 
 
 def test_max_turns_salvages_the_last_text() -> None:
-    """max_turns ends the run; the pending reply is not appended, its text is salvaged."""
+    """max_turns ends the run; the last reply's calls are not run, its text is salvaged."""
     script = [reply("tool_request", f"turn {i}", calls=[call(f"c{i}", a=i, b=0)]) for i in range(9)]
     outcome, model = run(script, max_turns=4)
     assert outcome.termination is Termination.MAX_TURNS
@@ -487,7 +487,7 @@ def test_max_turns_salvages_the_last_text() -> None:
     assert len(model.calls) == 4
     assert outcome.text == "turn 3"
     assert {k: len(v) for k, v in results_of(outcome.messages).items()} == {
-        f"c{i}": 1 for i in range(4)
+        f"c{i}": 1 for i in range(3)
     }
 
 
@@ -873,3 +873,17 @@ def test_driver_overhead_per_turn_is_small() -> None:
         assert outcome.turns == turns + 1
     # Generous for CI noise: measured ~15 µs/turn locally (fake adapter and model included).
     assert best < 300e-6, f"{best * 1e6:.0f} µs per turn"
+
+
+def test_pause_that_cannot_be_resumed_is_escalated() -> None:
+    """An adapter whose resume() refuses the stop makes the run escalate, not crash."""
+
+    class NoResume(FakeAdapter):
+        def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+            raise ValueError("no continuation token")
+
+    outcome, model = run([reply("paused"), reply("completed")], adapter=NoResume())
+    assert outcome.termination is Termination.UNKNOWN
+    assert outcome.escalation is not None
+    assert outcome.escalation.reason == "paused, cannot resume: no continuation token"
+    assert model.remaining == 1

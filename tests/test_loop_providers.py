@@ -1,0 +1,657 @@
+"""The loop driver against the four real adapters: every path of issue 8, per provider.
+
+Each provider gets a small `Shapes` builder of replies in its documented wire shape (the same
+shapes as tests/payloads/<adapter>/), and a reader that pairs the calls in a transcript with
+their results. One parametrized test per path then runs for every provider, with the adapter
+auto-detected from the first reply, as a user's loop would run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import pytest
+
+import stopkit
+from stopkit import DEFAULT_HANDLERS, StopReason, Termination
+from stopkit._loop import SYNTHESIZE_PROMPT
+from stopkit.testing import ScriptedModel
+
+Call = tuple[str, str, dict[str, Any]]  # (id, name, arguments)
+
+
+class Anthropic:
+    """Messages API replies (anthropic/types/message.py, stop_reason.py)."""
+
+    name = "anthropic"
+    user: ClassVar[dict[str, Any]] = {
+        "role": "user",
+        "content": "What is the weather in Paris and Tokyo?",
+    }
+    can_pause = True
+
+    @staticmethod
+    def _msg(content: list[dict[str, Any]], stop_reason: str) -> dict[str, Any]:
+        return {
+            "id": "msg_01",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": content,
+            "stop_reason": stop_reason,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+
+    @staticmethod
+    def _text(text: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": text}] if text else []
+
+    def text(self, text: str) -> dict[str, Any]:
+        return self._msg(self._text(text), "end_turn")
+
+    def tools(self, calls: Sequence[Call], text: str = "") -> dict[str, Any]:
+        uses = [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
+        return self._msg([*self._text(text), *uses], "tool_use")
+
+    def truncated(self, text: str, cut_call: Call | None = None) -> dict[str, Any]:
+        uses = [
+            {"type": "tool_use", "id": c[0], "name": c[1], "input": c[2]}
+            for c in [cut_call]
+            if c is not None
+        ]
+        return self._msg([*self._text(text), *uses], "max_tokens")
+
+    def refusal(self) -> dict[str, Any]:
+        return self._msg(self._text("I can't help with that."), "refusal")
+
+    def paused(self, text: str) -> dict[str, Any]:
+        search = {
+            "type": "server_tool_use",
+            "id": "srvtoolu_01",
+            "name": "web_search",
+            "input": {"query": "weather"},
+        }
+        return self._msg([*self._text(text), search], "pause_turn")
+
+    def unknown(self, call: Call) -> dict[str, Any]:
+        use = {"type": "tool_use", "id": call[0], "name": call[1], "input": call[2]}
+        return self._msg([use], "a_future_stop_reason")
+
+    def pairs(self, messages: Sequence[Any]) -> tuple[list[str], list[str]]:
+        calls: list[str] = []
+        results: list[str] = []
+        for m in messages:
+            for block in m["content"] if isinstance(m.get("content"), list) else []:
+                if block["type"] == "tool_use":
+                    calls.append(block["id"])
+                elif block["type"] == "tool_result":
+                    results.append(block["tool_use_id"])
+        return calls, results
+
+    def error_results(self, messages: Sequence[Any]) -> dict[str, str]:
+        return {
+            b["tool_use_id"]: b["content"]
+            for m in messages
+            if isinstance(m.get("content"), list)
+            for b in m["content"]
+            if b["type"] == "tool_result" and b.get("is_error")
+        }
+
+
+class OpenAIChat:
+    """Chat Completions replies (openai/types/chat/chat_completion.py)."""
+
+    name = "openai.chat"
+    user: ClassVar[dict[str, Any]] = {
+        "role": "user",
+        "content": "What is the weather in Paris and Tokyo?",
+    }
+    can_pause = False  # Chat Completions has no paused stop
+
+    @staticmethod
+    def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1735689600,
+            "model": "gpt-4o",
+            "choices": [
+                {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+    @staticmethod
+    def _calls(calls: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
+        return [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+            for i, n, a in calls
+        ]
+
+    def text(self, text: str) -> dict[str, Any]:
+        return self._completion({"role": "assistant", "content": text, "refusal": None}, "stop")
+
+    def tools(self, calls: Sequence[Call], text: str = "") -> dict[str, Any]:
+        encoded = [(i, n, json.dumps(a)) for i, n, a in calls]
+        return self._completion(
+            {"role": "assistant", "content": text or None, "tool_calls": self._calls(encoded)},
+            "tool_calls",
+        )
+
+    def truncated(self, text: str, cut_call: Call | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if cut_call is not None:
+            cut = json.dumps(cut_call[2])[:-3]
+            message["tool_calls"] = self._calls([(cut_call[0], cut_call[1], cut)])
+        return self._completion(message, "length")
+
+    def bad_arguments(self, good: Call, bad_id: str) -> dict[str, Any]:
+        calls = [(good[0], good[1], json.dumps(good[2])), (bad_id, good[1], "{city: Paris}")]
+        return self._completion(
+            {"role": "assistant", "content": None, "tool_calls": self._calls(calls)}, "tool_calls"
+        )
+
+    def refusal(self) -> dict[str, Any]:
+        message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+        return self._completion(message, "stop")
+
+    def unknown(self, call: Call) -> dict[str, Any]:
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": self._calls([(call[0], call[1], json.dumps(call[2]))]),
+        }
+        return self._completion(message, "a_future_finish_reason")
+
+    def pairs(self, messages: Sequence[Any]) -> tuple[list[str], list[str]]:
+        calls = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
+        results = [m["tool_call_id"] for m in messages if m.get("role") == "tool"]
+        return calls, results
+
+    def error_results(self, messages: Sequence[Any]) -> dict[str, str]:
+        # Chat has no error flag on a tool message: the content says it.
+        return {m["tool_call_id"]: m["content"] for m in messages if m.get("role") == "tool"}
+
+
+class OpenAIResponses:
+    """Responses API replies (openai/types/responses/response.py)."""
+
+    name = "openai.responses"
+    user: ClassVar[dict[str, Any]] = {
+        "role": "user",
+        "content": "What is the weather in Paris and Tokyo?",
+    }
+    can_pause = True  # background mode: queued / in_progress
+
+    @staticmethod
+    def _response(
+        output: list[dict[str, Any]], status: str = "completed", incomplete: str | None = None
+    ) -> dict[str, Any]:
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1764000000,
+            "model": "gpt-5",
+            "status": status,
+            "error": None,
+            "incomplete_details": {"reason": incomplete} if incomplete else None,
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+
+    @staticmethod
+    def _message(text: str) -> list[dict[str, Any]]:
+        if not text:
+            return []
+        return [
+            {
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
+        ]
+
+    @staticmethod
+    def _call(call_id: str, name: str, arguments: str, status: str = "completed") -> dict[str, Any]:
+        return {
+            "id": f"fc_{call_id}",
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": arguments,
+            "status": status,
+        }
+
+    def text(self, text: str) -> dict[str, Any]:
+        return self._response(self._message(text))
+
+    def tools(self, calls: Sequence[Call], text: str = "") -> dict[str, Any]:
+        items = [self._call(i, n, json.dumps(a)) for i, n, a in calls]
+        return self._response([*self._message(text), *items])
+
+    def truncated(self, text: str, cut_call: Call | None = None) -> dict[str, Any]:
+        items = self._message(text)
+        if cut_call is not None:
+            cut = json.dumps(cut_call[2])[:-3]
+            items.append(self._call(cut_call[0], cut_call[1], cut, "incomplete"))
+        return self._response(items, "incomplete", "max_output_tokens")
+
+    def bad_arguments(self, good: Call, bad_id: str) -> dict[str, Any]:
+        items = [
+            self._call(good[0], good[1], json.dumps(good[2])),
+            self._call(bad_id, good[1], '{"city": Par'),
+        ]
+        return self._response(items)
+
+    def refusal(self) -> dict[str, Any]:
+        refusal = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "refusal", "refusal": "I can't help with that."}],
+        }
+        return self._response([refusal])
+
+    def paused(self, text: str) -> dict[str, Any]:
+        return {**self._response(self._message(text), "queued"), "background": True}
+
+    def unknown(self, call: Call) -> dict[str, Any]:
+        return self._response(
+            [self._call(call[0], call[1], json.dumps(call[2]))], "awaiting_review"
+        )
+
+    def pairs(self, messages: Sequence[Any]) -> tuple[list[str], list[str]]:
+        calls = [m["call_id"] for m in messages if m.get("type") == "function_call"]
+        results = [m["call_id"] for m in messages if m.get("type") == "function_call_output"]
+        return calls, results
+
+    def error_results(self, messages: Sequence[Any]) -> dict[str, str]:
+        return {
+            m["call_id"]: m["output"] for m in messages if m.get("type") == "function_call_output"
+        }
+
+
+class Gemini:
+    """generateContent replies (google/genai/types.py: GenerateContentResponse, FinishReason)."""
+
+    name = "gemini"
+    user: ClassVar[dict[str, Any]] = {
+        "role": "user",
+        "parts": [{"text": "What is the weather in Paris and Tokyo?"}],
+    }
+    can_pause = True  # CONTINUATION, resumed with its continuation token
+
+    @staticmethod
+    def _reply(parts: list[dict[str, Any]] | None, finish: str, **extra: Any) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"finishReason": finish, "index": 0, **extra}
+        if parts is not None:
+            candidate["content"] = {"role": "model", "parts": parts}
+        return {
+            "candidates": [candidate],
+            "modelVersion": "gemini-2.5-flash",
+            "responseId": "r1",
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 15,
+            },
+        }
+
+    @staticmethod
+    def _text(text: str) -> list[dict[str, Any]]:
+        return [{"text": text}] if text else []
+
+    @staticmethod
+    def _calls(calls: Sequence[Call]) -> list[dict[str, Any]]:
+        return [{"functionCall": {"id": i, "name": n, "args": a}} for i, n, a in calls]
+
+    def text(self, text: str) -> dict[str, Any]:
+        return self._reply(self._text(text), "STOP")
+
+    def tools(self, calls: Sequence[Call], text: str = "") -> dict[str, Any]:
+        return self._reply([*self._text(text), *self._calls(calls)], "STOP")
+
+    def truncated(self, text: str, cut_call: Call | None = None) -> dict[str, Any]:
+        calls = self._calls([cut_call]) if cut_call is not None else []
+        return self._reply([*self._text(text), *calls], "MAX_TOKENS")
+
+    def refusal(self) -> dict[str, Any]:
+        ratings = [
+            {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True}
+        ]
+        return self._reply(None, "SAFETY", safetyRatings=ratings)
+
+    def paused(self, text: str) -> dict[str, Any]:
+        return self._reply(self._text(text), "CONTINUATION", continuationToken="dG9rZW4=")
+
+    def unknown(self, call: Call) -> dict[str, Any]:
+        return self._reply(self._calls([call]), "SOME_FUTURE_REASON")
+
+    def pairs(self, messages: Sequence[Any]) -> tuple[list[str], list[str]]:
+        calls: list[str] = []
+        results: list[str] = []
+        for m in messages:
+            for part in m.get("parts", ()):
+                if "functionCall" in part:
+                    calls.append(part["functionCall"]["id"])
+                elif "functionResponse" in part:
+                    results.append(part["functionResponse"]["id"])
+        return calls, results
+
+    def error_results(self, messages: Sequence[Any]) -> dict[str, str]:
+        return {
+            p["functionResponse"]["id"]: p["functionResponse"]["response"].get("error", "")
+            for m in messages
+            for p in m.get("parts", ())
+            if "functionResponse" in p
+        }
+
+
+PROVIDERS = [Anthropic(), OpenAIChat(), OpenAIResponses(), Gemini()]
+Shapes = Anthropic | OpenAIChat | OpenAIResponses | Gemini
+
+
+@pytest.fixture(params=PROVIDERS, ids=lambda p: p.name)
+def p(request: pytest.FixtureRequest) -> Shapes:
+    provider: Shapes = request.param
+    return provider
+
+
+WEATHER = {"Paris": "18 °C, cloudy", "Tokyo": "24 °C, clear"}
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    if city not in WEATHER:
+        raise LookupError(f"no weather station for {city}")
+    return {"city": city, "forecast": WEATHER[city]}
+
+
+TOOLS = {"get_weather": get_weather}
+
+
+def paris(call_id: str = "call_p") -> Call:
+    return (call_id, "get_weather", {"city": "Paris"})
+
+
+def tokyo(call_id: str = "call_t") -> Call:
+    return (call_id, "get_weather", {"city": "Tokyo"})
+
+
+def run(p: Shapes, script: Sequence[Any], **settings: Any) -> tuple[stopkit.Outcome, ScriptedModel]:
+    model = ScriptedModel(script)
+    settings.setdefault("tools", TOOLS)
+    outcome = stopkit.run_loop(model, [p.user], **settings)
+    return outcome, model
+
+
+def assert_every_call_answered_once(p: Shapes, outcome: stopkit.Outcome) -> None:
+    calls, results = p.pairs(outcome.messages)
+    assert Counter(results) == Counter(calls)
+    assert all(n == 1 for n in Counter(calls).values())
+
+
+def test_tools_then_answer(p: Shapes) -> None:
+    """Two tool turns then an answer, in the provider's own message format."""
+    outcome, model = run(
+        p,
+        [
+            p.tools([paris()], "Let me check Paris."),
+            p.tools([tokyo()]),
+            p.text("Paris: 18 °C; Tokyo: 24 °C."),
+        ],
+    )
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == "Paris: 18 °C; Tokyo: 24 °C."
+    assert outcome.stop is not None
+    assert outcome.stop.provider == p.name
+    assert [r.result.content for r in outcome.tool_runs] == [
+        json.dumps(get_weather("Paris"), ensure_ascii=False),
+        json.dumps(get_weather("Tokyo"), ensure_ascii=False),
+    ]
+    assert p.pairs(model.calls[1].messages) == (["call_p"], ["call_p"])
+    assert_every_call_answered_once(p, outcome)
+    assert outcome.messages[0] == p.user
+
+
+def test_parallel_calls_one_failing(p: Shapes) -> None:
+    """Parallel calls: a raising tool and an unknown tool give error results, the rest runs."""
+    outcome, _ = run(
+        p,
+        [
+            p.tools(
+                [
+                    paris("c1"),
+                    ("c2", "get_weather", {"city": "Atlantis"}),
+                    ("c3", "get_time", {}),
+                    tokyo("c4"),
+                ]
+            ),
+            p.text("Two of four."),
+        ],
+    )
+    assert outcome.text == "Two of four."
+    by_id = {r.call.id: r.result for r in outcome.tool_runs}
+    assert [by_id[i].is_error for i in ("c1", "c2", "c3", "c4")] == [False, True, True, False]
+    errors = p.error_results(outcome.messages)
+    assert errors["c2"] == "LookupError: no weather station for Atlantis"
+    assert "unknown tool 'get_time'" in errors["c3"]
+    assert_every_call_answered_once(p, outcome)
+
+
+def test_truncation_then_raised_limit(p: Shapes) -> None:
+    """A cut reply is dropped, retried with max_tokens doubled, and the retry's answer kept."""
+    outcome, model = run(
+        p, [p.truncated("Paris is"), p.text("Paris is 18 °C.")], overrides={"max_tokens": 512}
+    )
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == "Paris is 18 °C."
+    assert [c.overrides for c in model.calls] == [{"max_tokens": 512}, {"max_tokens": 1024}]
+    assert model.calls[1].messages == (p.user,)
+    assert len(outcome.messages) == 2
+
+
+def test_truncation_twice(p: Shapes) -> None:
+    """Cut twice: finish with output_limit, the partial text on the outcome, not the transcript."""
+    outcome, model = run(
+        p, [p.truncated("Paris"), p.truncated("Paris is"), p.text("never")], max_tokens=100
+    )
+    assert outcome.termination is Termination.OUTPUT_LIMIT
+    assert outcome.text == "Paris is"
+    assert outcome.messages == [p.user]
+    assert model.remaining == 1
+
+
+def test_cut_call_is_never_run(p: Shapes) -> None:
+    """A tool call cut off by the limit (complete=False) is never run; the reply is retried."""
+    ran: list[str] = []
+    outcome, _ = run(
+        p,
+        [p.truncated("Checking.", paris("cut")), p.tools([paris()]), p.text("18 °C.")],
+        tools={"get_weather": lambda city: ran.append(city) or "18 °C"},
+        max_tokens=64,
+    )
+    assert ran == ["Paris"]
+    assert [r.call.id for r in outcome.tool_runs] == ["call_p"]
+    assert outcome.text == "18 °C."
+    assert "cut" not in p.pairs(outcome.messages)[0]
+
+
+@pytest.mark.parametrize("p", [OpenAIChat(), OpenAIResponses()], ids=lambda p: p.name)
+def test_unparseable_call_is_never_run(p: OpenAIChat | OpenAIResponses) -> None:
+    """A call whose arguments do not parse gets an error result; the tool is not called."""
+    ran: list[str] = []
+    outcome, _ = run(
+        p,
+        [p.bad_arguments(paris("good"), "bad"), p.text("ok")],
+        tools={"get_weather": lambda city: ran.append(city) or "18 °C"},
+    )
+    assert ran == ["Paris"]
+    assert p.error_results(outcome.messages)["bad"].startswith("not run:")
+    assert_every_call_answered_once(p, outcome)
+
+
+def test_refusal_never_calls_again(p: Shapes) -> None:
+    """A filtered reply is escalated with the original input; the model is not called again."""
+    escalations: list[stopkit.Escalation] = []
+    outcome, model = run(
+        p, [p.tools([paris()]), p.refusal(), p.text("never")], on_escalate=escalations.append
+    )
+    assert outcome.termination is Termination.FILTERED
+    assert model.remaining == 1
+    assert escalations == [outcome.escalation]
+    assert outcome.escalation is not None
+    assert outcome.escalation.input == (p.user,)
+    assert outcome.escalation.stop.reason is StopReason.FILTERED
+    assert_every_call_answered_once(p, outcome)
+    assert len(outcome.messages) == 3  # the refusal is not appended
+
+
+def test_pause_then_resume(p: Shapes) -> None:
+    """A paused reply is resumed as the provider requires, then the answer ends the run."""
+    if not p.can_pause:
+        pytest.skip(f"{p.name} has no paused stop")
+    outcome, model = run(p, [p.paused("Searching."), p.text("Found it.")], overrides={"seed": 1})
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == "Found it."
+    expected_overrides = {
+        "anthropic": {"seed": 1},
+        "openai.responses": {"seed": 1, "poll_response_id": "resp_1"},
+        "gemini": {"seed": 1, "continuation_token": "dG9rZW4="},
+    }[p.name]
+    assert model.calls[1].overrides == expected_overrides
+    # Anthropic sends the paused content back; background polling and Gemini's token do not.
+    assert len(model.calls[1].messages) == (2 if p.name == "anthropic" else 1)
+
+
+def test_pause_limit(p: Shapes) -> None:
+    """Endless pauses end the run with pause_limit after max_pauses resumes."""
+    if not p.can_pause:
+        pytest.skip(f"{p.name} has no paused stop")
+    outcome, model = run(p, [p.paused(f"step {i}") for i in range(6)], max_pauses=2)
+    assert outcome.termination is Termination.PAUSE_LIMIT
+    assert len(model.calls) == 3
+
+
+def test_unknown_value(p: Shapes, caplog: pytest.LogCaptureFixture) -> None:
+    """An unrecognized stop value is logged at WARNING, escalated, and its call never run."""
+    ran: list[str] = []
+    with caplog.at_level(logging.WARNING, logger="stopkit.loop"):
+        outcome, model = run(
+            p,
+            [p.unknown(paris()), p.text("never")],
+            tools={"get_weather": lambda city: ran.append(city)},
+        )
+    assert outcome.termination is Termination.UNKNOWN
+    assert outcome.escalation is not None
+    assert ran == []
+    assert model.remaining == 1
+    assert outcome.messages == [p.user]
+    assert outcome.stop is not None
+    assert repr(outcome.stop.raw_reason) in caplog.text
+
+
+def test_max_turns(p: Shapes) -> None:
+    """max_turns ends an endless tool loop; the last reply's calls are not run nor appended."""
+    script = [
+        p.tools([(f"c{i}", "get_weather", {"city": "Paris", "n": i})], f"turn {i}")
+        for i in range(10)
+    ]
+    outcome, model = run(p, script, max_turns=3, tools={"get_weather": lambda **kw: "ok"})
+    assert outcome.termination is Termination.MAX_TURNS
+    assert len(model.calls) == 3
+    assert outcome.text == "turn 2"
+    assert_every_call_answered_once(p, outcome)
+    assert p.pairs(outcome.messages)[0] == ["c0", "c1"]
+
+
+def test_deadline(p: Shapes) -> None:
+    """A tool outliving the deadline gets a timeout result and the run ends with deadline."""
+    outcome, model = run(
+        p,
+        [p.tools([paris()], "Checking."), p.text("late")],
+        tools={"get_weather": lambda city: time.sleep(2)},
+        deadline=0.15,
+    )
+    assert outcome.termination is Termination.DEADLINE
+    assert model.remaining == 1
+    assert outcome.text == "Checking."
+    assert p.error_results(outcome.messages)["call_p"].startswith("timed out after")
+    assert_every_call_answered_once(p, outcome)
+
+
+def test_loop_detection(p: Shapes) -> None:
+    """The same call with the same arguments a third time ends the run with loop_detected."""
+    script = [p.tools([paris(f"c{i}")], f"again {i}") for i in range(5)]
+    outcome, model = run(p, script)
+    assert outcome.termination is Termination.LOOP_DETECTED
+    assert len(model.calls) == 3
+    assert len(outcome.tool_runs) == 2
+    assert_every_call_answered_once(p, outcome)
+
+
+def test_empty_final_answer(p: Shapes, caplog: pytest.LogCaptureFixture) -> None:
+    """An empty final answer is logged at INFO and reported in LoopEnded."""
+    events: list[Any] = []
+    with caplog.at_level(logging.INFO, logger="stopkit.loop"):
+        outcome, _ = run(p, [p.tools([paris()]), p.text("")], on_event=events.append)
+    assert outcome.text == ""
+    assert outcome.termination is Termination.COMPLETED
+    assert events[-1] == stopkit.LoopEnded(Termination.COMPLETED, 2, 1, True)
+    assert "empty final answer" in caplog.text
+
+
+def test_empty_final_answer_synthesized(p: Shapes) -> None:
+    """With synthesize_on_empty_final, one tool-less call sums up and its text is the answer."""
+    outcome, model = run(
+        p,
+        [p.tools([paris()]), p.text(""), p.text("Paris is 18 °C and cloudy.")],
+        synthesize_on_empty_final=True,
+    )
+    assert outcome.text == "Paris is 18 °C and cloudy."
+    assert outcome.turns == 3
+    assert model.calls[2].overrides == {"tool_choice": "none"}
+    prompt = model.calls[2].messages[-1]
+    assert SYNTHESIZE_PROMPT in json.dumps(prompt)
+    assert_every_call_answered_once(p, outcome)
+
+
+async def test_arun_parallel_calls(p: Shapes) -> None:
+    """arun_loop runs a turn's calls concurrently and answers each in the provider's format."""
+
+    def slow_weather(city: str) -> dict[str, Any]:
+        time.sleep(0.15)
+        return get_weather(city)
+
+    model = ScriptedModel([p.tools([paris(), tokyo()]), p.text("Both done.")])
+    start = time.perf_counter()
+    outcome = await stopkit.arun_loop(model.acall, [p.user], tools={"get_weather": slow_weather})
+    assert time.perf_counter() - start < 0.28
+    assert outcome.text == "Both done."
+    assert p.pairs(outcome.messages) == (["call_p", "call_t"], ["call_p", "call_t"])
+
+
+def test_handler_override(p: Shapes) -> None:
+    """A user handler replaces one default: here, a refusal gets a canned answer."""
+
+    def canned(ctx: stopkit.LoopContext) -> stopkit.Action:
+        return stopkit.Finish(text="Sorry, I can't help with that.")
+
+    outcome, model = run(
+        p,
+        [p.refusal(), p.text("never")],
+        handlers={**DEFAULT_HANDLERS, StopReason.FILTERED: canned},
+    )
+    assert outcome.text == "Sorry, I can't help with that."
+    assert outcome.termination is Termination.FILTERED
+    assert model.remaining == 1
