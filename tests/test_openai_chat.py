@@ -285,6 +285,31 @@ def test_stream_sdk_chunks_and_dicts_agree_on_a_refusal() -> None:
     )
 
 
+_FINISHED_STREAMS = [
+    p.name
+    for p in sorted(FOLDER.glob("*.stream.json"))
+    if json.loads(p.read_text(encoding="utf-8"))["expect"].get("detail")
+    not in ("stream_incomplete", "error")
+]
+
+
+@pytest.mark.parametrize("name", _FINISHED_STREAMS)
+def test_stream_raw_is_the_whole_reply(name: str) -> None:
+    """A finished stream's Stop carries the reply it amounts to, which reads to the same Stop."""
+    stop = stopkit.normalize_stream(_case(name)["events"])
+    assert stop.raw["object"] == "chat.completion"
+    same_stop(stop, stopkit.normalize(stop.raw))
+
+
+def test_cut_stream_raw_keeps_what_arrived() -> None:
+    """A cut stream's raw reply holds the text and the partial call, with no finish_reason."""
+    stop = stopkit.normalize_stream(_case("stream_cut.stream.json")["events"])
+    (choice,) = stop.raw["choices"]
+    assert choice["finish_reason"] is None
+    assert choice["message"]["content"] == "Checking."
+    assert choice["message"]["tool_calls"][0]["function"]["arguments"] == '{"city": "Pa'
+
+
 # --- the loop's messages --------------------------------------------------------------------
 
 

@@ -8,9 +8,9 @@ what follows (the usage-only chunk, Azure's late filter annotations) is still re
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from stopkit._stop import Stop, StopReason
+from stopkit._stop import Stop, StopReason, ToolCall
 from stopkit.adapters._common import as_list, as_raw, field, tool_call
 from stopkit.adapters._openai_chat_rules import (
     FINISH_REASON,
@@ -52,6 +52,16 @@ class _Call:
         self.whole: Any = None  # arguments sent as an object rather than string pieces
 
 
+class _Parts(NamedTuple):
+    """One choice's pieces, joined once."""
+
+    text: str
+    refusal: str | None
+    calls: tuple[ToolCall, ...]
+    legacy: bool
+    raw_calls: list[dict[str, Any]]
+
+
 class _Choice:
     __slots__ = (
         "by_id",
@@ -83,6 +93,46 @@ class _Choice:
         self.error: Any = None
         self.filter_results: Any = None
         self.finish_details: Any = None
+
+    def parts(self) -> _Parts:
+        """Join the pieces received so far and parse each call's arguments (once)."""
+        raw_calls: list[dict[str, Any]] = []
+        calls: list[ToolCall] = []
+        for call in self.calls:
+            arguments = "".join(call.args) if call.whole is None else call.whole
+            calls.append(tool_call(call.id, call.name, arguments))
+            function = {"name": call.name, "arguments": arguments}
+            raw_calls.append({"id": call.id, "type": "function", "function": function})
+        legacy = not calls and self.legacy_name is not None
+        if legacy:
+            arguments = "".join(self.legacy_args)
+            calls.append(tool_call("", self.legacy_name, arguments))
+            raw_calls.append({"name": self.legacy_name, "arguments": arguments})
+        return _Parts(
+            "".join(self.text), "".join(self.refusal) or None, tuple(calls), legacy, raw_calls
+        )
+
+    def as_choice(self, index: int, parts: _Parts) -> dict[str, Any]:
+        """The choice of the whole reply these pieces amount to."""
+        message: dict[str, Any] = {"role": "assistant", "content": parts.text or None}
+        if parts.refusal is not None:
+            message["refusal"] = parts.refusal
+        if parts.legacy:
+            message["function_call"] = parts.raw_calls[0]
+        elif parts.raw_calls:
+            message["tool_calls"] = parts.raw_calls
+        choice: dict[str, Any] = {"index": index, "message": message}
+        choice["finish_reason"] = self.finish
+        for key, value in (
+            ("stop_reason", self.stop_reason),
+            ("native_finish_reason", self.native),
+            ("error", self.error),
+            ("finish_details", self.finish_details),
+            ("content_filter_results", self.filter_results),
+        ):
+            if value is not None:
+                choice[key] = value
+        return choice
 
     def merge_call(self, fragment: Any) -> None:
         get = reader(fragment)
@@ -172,6 +222,9 @@ class _Choice:
 class ChatStream:
     """Collects one streamed chat completion into the `Stop` its whole reply would give.
 
+    The Stop's `raw` is that whole reply, rebuilt as a `chat.completion` dict (text, refusal and
+    tool calls joined, finish_reason and the dialect extras of each choice, usage).
+
     Example:
         >>> acc = ChatStream()
         >>> acc.feed({"object": "chat.completion.chunk", "choices": [{"index": 0,
@@ -185,12 +238,20 @@ class ChatStream:
         self._error: Any = None
         self._prompt_filters: list[Any] = []
         self._moderation: Any = None
+        self._head: dict[str, Any] = {}
+        self._usage: Any = None
         self._cache: tuple[Stop, ...] | None = None
 
     def feed(self, event: Any) -> None:
         """Take one chunk: an SDK `ChatCompletionChunk` or its parsed JSON `data:` object."""
         self._cache = None
         get = reader(event)
+        if not self._head.get("id"):
+            # Azure's first chunk has an empty id and model: the next one names them.
+            self._head = {key: get(key) for key in ("id", "created", "model", "system_fingerprint")}
+        usage = get("usage")
+        if usage is not None:
+            self._usage = usage
         error = get("error")
         if error is None:
             x_groq = get("x_groq")
@@ -211,47 +272,42 @@ class ChatStream:
                 state = self._choices[key] = _Choice()
             state.feed(choice)
 
-    def _stop(self, state: _Choice | None) -> Stop:
+    def _reply(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        """The whole reply the stream amounts to (the `raw` of its Stops)."""
+        reply: dict[str, Any] = {**self._head, "object": "chat.completion", "choices": choices}
+        for key, value in (
+            ("usage", self._usage),
+            ("prompt_filter_results", self._prompt_filters),
+            ("moderation", self._moderation),
+            ("error", self._error),
+        ):
+            if value:
+                reply[key] = value
+        return reply
+
+    def _stop(self, state: _Choice | None, parts: _Parts | None, reply: dict[str, Any]) -> Stop:
         details: dict[str, Any] = {}
         notes: list[str] = []
-        hits = prompt_filtered({"prompt_filter_results": self._prompt_filters})
+        hits = prompt_filtered(reply)
         if hits:
             details["prompt_filter_results"] = self._prompt_filters
         if self._moderation is not None:
             details["moderation"] = self._moderation
-        if state is None:
-            if hits:
-                return decide(
-                    None,
-                    raw=None,
-                    text="",
-                    refusal=None,
-                    calls=(),
-                    details=details,
-                    notes=notes,
-                    prompt_hits=hits,
-                )
+        if state is None or parts is None:
             return decide(
                 None,
-                raw=None,
+                raw=reply,
                 text="",
                 refusal=None,
                 calls=(),
                 details=details,
                 notes=notes,
-                error=self._error,
-                incomplete=True,
+                error=None if hits else self._error,
+                prompt_hits=hits,
+                incomplete=not hits,
             )
-        if state.calls:
-            calls = tuple(
-                tool_call(c.id, c.name, "".join(c.args) if c.whole is None else c.whole)
-                for c in state.calls
-            )
-        elif state.legacy_name is not None:
-            calls = (tool_call("", state.legacy_name, "".join(state.legacy_args)),)
+        if parts.legacy:
             details["legacy_function_call"] = True
-        else:
-            calls = ()
         for key, value in (
             ("native_finish_reason", state.native),
             ("finish_details", state.finish_details),
@@ -261,10 +317,10 @@ class ChatStream:
                 details[key] = value
         return decide(
             state.finish,
-            raw=None,
-            text="".join(state.text),
-            refusal="".join(state.refusal) or None,
-            calls=calls,
+            raw=reply,
+            text=parts.text,
+            refusal=parts.refusal,
+            calls=parts.calls,
             details=details,
             notes=notes,
             error=state.error if state.error is not None else self._error,
@@ -278,10 +334,17 @@ class ChatStream:
     def results(self) -> tuple[Stop, ...]:
         """Return one `Stop` per choice seen, in `index` order (`n > 1`)."""
         if self._cache is None:
-            if not self._choices:
-                self._cache = (self._stop(None),)
+            states = [(i, self._choices[i]) for i in sorted(self._choices)]
+            parts = [state.parts() for _, state in states]
+            reply = self._reply(
+                [state.as_choice(i, p) for (i, state), p in zip(states, parts, strict=True)]
+            )
+            if not states:
+                self._cache = (self._stop(None, None, reply),)
             else:
-                self._cache = tuple(self._stop(self._choices[i]) for i in sorted(self._choices))
+                self._cache = tuple(
+                    self._stop(state, p, reply) for (_, state), p in zip(states, parts, strict=True)
+                )
         return self._cache
 
     def result(self) -> Stop:
