@@ -344,11 +344,14 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             raise ValueError(f"match must be 'order' or 'request', not {match!r}")
         self.match = match
         self.source = source
-        if isinstance(source, str | Path):
-            path = Path(source)
-            self.payloads = load_payloads(path) if path.is_dir() else [load_payload(path)]
-        else:
-            self.payloads = [p if isinstance(p, Payload) else load_payload(p) for p in source]
+        self.payloads: list[Payload] = []
+        for item in [source] if isinstance(source, str | Path) else source:
+            if isinstance(item, Payload):
+                self.payloads.append(item)
+            elif Path(item).is_dir():
+                self.payloads += load_payloads(item)
+            else:
+                self.payloads.append(load_payload(item))
         self.served: list[Payload] = []
         """The payloads served so far, in order."""
         self._used = [False] * len(self.payloads)
