@@ -404,7 +404,7 @@ class _Run:
         self.last_stop = stop
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
-        if stop.reason not in _APPEND_ON_FINISH:
+        if stop.reason not in _APPEND_ON_FINISH or stop.tool_calls:
             return ""
         messages.extend(_as_list(self.adapter.assistant_message(stop)))
         self.transcript[:] = messages
@@ -481,7 +481,8 @@ def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
             run.base = {**run.base, **action.overrides}
             run.next_overrides = retried
         elif kind is Finish:
-            if reason in _APPEND_ON_FINISH:
+            # A final reply joins the transcript only when complete and with no unanswered call.
+            if reason in _APPEND_ON_FINISH and not stop.tool_calls:
                 transcript.extend(_as_list(run.adapter.assistant_message(stop)))
             termination = action.termination or _TERMINATION_FOR[reason]
             return (yield from run.end(termination, action.text))
