@@ -7,6 +7,8 @@ import typing
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 import stopkit
@@ -436,3 +438,33 @@ def test_loop_round_trip_with_chat_messages() -> None:
         {"role": "tool", "tool_call_id": "call_2", "content": "21 in Tokyo"},
         {"role": "assistant", "content": "Paris is the capital of France."},
     ]
+
+
+_KEYS = [
+    "message", "finish_reason", "index", "delta", "error", "stop_reason", "native_finish_reason",
+    "content_filter_results", "finish_details", "content", "refusal", "tool_calls",
+    "function_call", "x_groq", "prompt_filter_results", "type", "text", "filtered", "name",
+    "arguments", "id", "function", "custom", "input",
+]  # fmt: skip
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.lists(_JSON, max_size=3), st.dictionaries(st.sampled_from(_KEYS), _JSON, max_size=4))
+def test_never_raises_on_a_reply_of_its_shape(choices: list[Any], top: dict[str, Any]) -> None:
+    """Any JSON under `choices` gives a Stop (whole reply and stream), never an exception."""
+    reply = {**top, "choices": choices}
+    stop = ADAPTER.normalize(reply)
+    assert stop.raw is reply
+    assert len(ADAPTER.normalize_all(reply)) == max(1, len(choices))
+    if stop.reason is StopReason.TOOL_REQUEST:
+        assert stop.tool_calls
+    accumulator = ADAPTER.stream()
+    accumulator.feed(reply)
+    accumulator.feed({"choices": choices})
+    assert accumulator.result().provider == "openai.chat"
