@@ -887,3 +887,18 @@ def test_pause_that_cannot_be_resumed_is_escalated() -> None:
     assert outcome.escalation is not None
     assert outcome.escalation.reason == "paused, cannot resume: no continuation token"
     assert model.remaining == 1
+
+
+def test_offline_example_runs() -> None:
+    """examples/loop_offline.py runs offline and ends with the scripted answer."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "examples" / "loop_offline.py"
+    out = subprocess.run(
+        [sys.executable, str(script)], check=True, capture_output=True, text=True, timeout=60
+    ).stdout
+    assert "termination: completed" in out
+    assert "-> error: ValueError: a radius cannot be negative" in out
+    assert "{'max_tokens': 2048}" in out
