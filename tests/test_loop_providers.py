@@ -655,3 +655,77 @@ def test_handler_override(p: Shapes) -> None:
     assert outcome.text == "Sorry, I can't help with that."
     assert outcome.termination is Termination.FILTERED
     assert model.remaining == 1
+
+
+SDK_FORMS = {
+    "anthropic": "tests.sdk_forms.anthropic",
+    "openai.chat": "tests.sdk_forms.openai_chat",
+    "openai.responses": "tests.sdk_forms.openai_responses",
+    "gemini": "tests.sdk_forms.gemini",
+}
+
+
+def test_sdk_objects_through_the_loop(p: Shapes) -> None:
+    """The official SDK objects drive the loop like the JSON: tools, a cut reply, an answer."""
+    import importlib
+
+    to_sdk = importlib.import_module(SDK_FORMS[p.name]).to_sdk
+    script = [p.tools([paris(), tokyo()], "Checking."), p.truncated("Both are"),
+              p.text("Paris 18 °C, Tokyo 24 °C.")]  # fmt: skip
+    sdk_script = [to_sdk(item) for item in script]
+    assert all(item is not None and not isinstance(item, dict) for item in sdk_script)
+    outcome, model = run(p, sdk_script, max_tokens=256)
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == "Paris 18 °C, Tokyo 24 °C."
+    assert [c.overrides for c in model.calls] == [{}, {}, {"max_tokens": 512}]
+    # The transcript is plain JSON, whatever the replies were.
+    json.dumps(outcome.messages)
+    assert_every_call_answered_once(p, outcome)
+
+
+def test_readme_loop_with_the_anthropic_client() -> None:
+    """The README's loop runs against the real anthropic client (HTTP mocked by httpx)."""
+    import anthropic
+    import httpx2 as httpx  # the anthropic SDK installed here speaks httpx2
+
+    replies = iter([Anthropic().tools([paris()]), Anthropic().text("It is 18 °C in Paris.")])
+    sent: list[dict[str, Any]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, json=next(replies))
+
+    client = anthropic.Anthropic(
+        api_key="test", http_client=httpx.Client(transport=httpx.MockTransport(handle))
+    )
+    tool_specs = [
+        {
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        }
+    ]
+
+    # --- as in the README ---
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=overrides.get("max_tokens", 1024),
+            tools=tool_specs,
+            messages=messages,
+        )
+
+    outcome = stopkit.run_loop(
+        call_model,
+        [{"role": "user", "content": "Weather in Paris?"}],
+        tools={"get_weather": get_weather},
+        max_tokens=1024,
+    )
+    # ---
+    assert outcome.text == "It is 18 °C in Paris."
+    assert outcome.ok
+    assert sent[1]["messages"][1]["content"][0]["type"] == "tool_use"
+    assert sent[1]["messages"][2]["content"][0] == {
+        "type": "tool_result", "tool_use_id": "call_p",
+        "content": json.dumps(get_weather("Paris"), ensure_ascii=False),
+    }  # fmt: skip
