@@ -8,7 +8,6 @@ transcript.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
@@ -336,6 +335,8 @@ class _Run:
         if len(calls) == 1:
             runs = [await one(calls[0])]
         else:
+            import asyncio  # here, not at module level: `import stopkit` stays light
+
             runs = await asyncio.gather(*(one(call) for call in calls))
         self.runs.extend(runs)  # in call order; the events came in completion order
         return [run.result for run in runs]

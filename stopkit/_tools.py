@@ -6,7 +6,6 @@ traceback). A tool is looked up by name in the mapping the caller gave, and nowh
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import threading
@@ -81,6 +80,8 @@ def _in_thread(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> 
 
     A daemon thread, not a pool: a tool that never returns must not keep the process alive.
     """
+    import asyncio  # here, not at module level: `import stopkit` stays light
+
     box: dict[str, Any] = {}
     done = threading.Event()
 
@@ -103,12 +104,19 @@ def _in_thread(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> 
     return box["value"]
 
 
-def _in_running_loop() -> bool:
+def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
+    """Run an async tool's awaitable to its end from sync code, on a fresh event loop.
+
+    In a thread of its own when this thread already runs an event loop (a sync loop called
+    from async code), since `asyncio.run` cannot nest.
+    """
+    import asyncio  # here, not at module level: `import stopkit` stays light
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return False
-    return True
+        return asyncio.run(_await(awaitable))
+    return _in_thread(lambda: awaitable, {}, None)
 
 
 class ToolRunner:
@@ -150,18 +158,12 @@ class ToolRunner:
             return refused, 0.0
         start = time.perf_counter()
         try:
-            if timeout is None and not self.is_async(call.name, tool):
-                value = tool(**call.arguments)
-                if inspect.isawaitable(value):
-                    value = (
-                        _in_thread(lambda: value, {}, None)
-                        if _in_running_loop()
-                        else asyncio.run(_await(value))
-                    )
-            elif timeout is None and not _in_running_loop():
-                value = asyncio.run(_await(tool(**call.arguments)))
-            else:
+            if timeout is not None:
                 value = _in_thread(tool, call.arguments, timeout)
+            else:
+                value = tool(**call.arguments)
+                if inspect.isawaitable(value):  # an async tool, in the sync loop
+                    value = _run_awaitable(value)
         except _TimedOut:
             return _timed_out(call, timeout), time.perf_counter() - start
         except Exception as exc:
@@ -173,6 +175,8 @@ class ToolRunner:
 
         Returns its result and how long it took; an error result on any failure.
         """
+        import asyncio
+
         tool, refused = self._lookup(call)
         if tool is None:
             assert refused is not None
