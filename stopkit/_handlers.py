@@ -26,7 +26,8 @@ from stopkit._outcome import Termination
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 
 if TYPE_CHECKING:
-    from stopkit._loop import Loop, _Run
+    from stopkit._loop import Loop
+    from stopkit._run import _Run
 
 __all__ = [
     "DEFAULT_HANDLERS",

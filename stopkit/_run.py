@@ -1,0 +1,358 @@
+"""The engine of a loop run: its state (`_Run`) and its steps (`_drive`).
+
+`_drive` is a generator holding the whole logic of a run. It yields what it needs done, a model
+call `(_CALL, overrides, messages)` or a handler run `(_HANDLE, handler, ctx)`, and gets the
+result sent back; `Loop.run` and `Loop.arun` (in `_loop.py`) are the thin sync and async shells
+that do it. So the two entry points cannot drift apart, and a turn costs a few generator steps,
+not a copy of the transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections import Counter, deque
+from collections.abc import Generator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from stopkit._handlers import (
+    Continue,
+    Escalate,
+    Finish,
+    LoopContext,
+    Retry,
+    _as_list,
+    user_message,
+)
+from stopkit._normalize import _decode, detect
+from stopkit._outcome import (
+    Escalated,
+    Escalation,
+    LoopEnded,
+    ModelReplied,
+    Outcome,
+    Termination,
+    ToolCalled,
+    ToolReturned,
+    ToolRun,
+    TurnStarted,
+)
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit._tools import error_result
+
+if TYPE_CHECKING:
+    from stopkit._loop import Loop
+
+__all__ = ["SYNTHESIZE_PROMPT", "Request", "log_escalation"]
+
+logger = logging.getLogger("stopkit.loop")
+
+SYNTHESIZE_PROMPT = (
+    "Your last reply was empty. Sum up what you did and found so far, as your final answer "
+    "to the user. Do not call any tools."
+)
+"""What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
+
+# The reason a plain `Finish`/`Escalate` ends with, unless the handler says otherwise.
+_TERMINATION_FOR: dict[StopReason, Termination] = {
+    StopReason.TOOL_REQUEST: Termination.COMPLETED,
+    StopReason.COMPLETED: Termination.COMPLETED,
+    StopReason.OUTPUT_LIMIT: Termination.OUTPUT_LIMIT,
+    StopReason.FILTERED: Termination.FILTERED,
+    StopReason.PAUSED: Termination.COMPLETED,
+    StopReason.STOP_SEQUENCE: Termination.STOP_SEQUENCE,
+    StopReason.UNKNOWN: Termination.UNKNOWN,
+}
+# Only a complete final reply joins the transcript when the run finishes on it.
+_APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
+# The endings after which the summing-up call may be made (never after a filtered or unknown
+# reply, a truncated one, or a passed deadline).
+_SYNTHESIZE_AFTER = frozenset(
+    {
+        Termination.COMPLETED,
+        Termination.STOP_SEQUENCE,
+        Termination.MAX_TURNS,
+        Termination.LOOP_DETECTED,
+        Termination.PAUSE_LIMIT,
+    }
+)
+
+_CALL = 0
+_HANDLE = 1
+
+
+Request = tuple[Any, ...]
+
+
+def log_escalation(escalation: Escalation) -> None:
+    """Log an escalation at WARNING: the default `on_escalate`."""
+    stop = escalation.stop
+    logger.warning(
+        "stopkit: escalated at turn %d: %s (provider %s, raw %.200r)",
+        escalation.turn,
+        escalation.reason,
+        stop.provider,
+        stop.raw_reason,
+    )
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    try:
+        arguments = json.dumps(call.arguments, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        arguments = repr(call.arguments)
+    return call.name, arguments
+
+
+class _Run:
+    """The state of one run; `_drive` steps it, the context's tool methods feed it."""
+
+    def __init__(self, loop: Loop, messages: Sequence[Any], *, is_async: bool) -> None:
+        self.loop = loop
+        self.is_async = is_async
+        self.input = tuple(messages)
+        self.transcript: list[Any] = list(messages)
+        self.adapter = loop.adapter
+        self.base: dict[str, Any] = loop.overrides
+        self.next_overrides: dict[str, Any] = loop.overrides
+        self.tried: list[dict[str, Any]] = []
+        self.turn = 0
+        self.pauses = 0
+        self.repeats = 0
+        self.last_stop: Stop | None = None
+        self.runs: list[ToolRun] = []
+        self.history: deque[tuple[str, str]] = deque(maxlen=loop.loop_window)
+        self.escalation: Escalation | None = None
+        self.emit = loop.on_event
+        self.deadline_at = None if loop.deadline is None else time.monotonic() + loop.deadline
+
+    # --- bounds -----------------------------------------------------------------------------
+
+    def out_of_bounds(self) -> Termination | None:
+        if self.deadline_at is not None and time.monotonic() >= self.deadline_at:
+            return Termination.DEADLINE
+        if self.turn >= self.loop.max_turns:
+            return Termination.MAX_TURNS
+        return None
+
+    def loop_detected(self, stop: Stop) -> bool:
+        """Say whether running this reply's calls repeats one too often; else record them."""
+        keys = [_call_key(call) for call in stop.runnable_tool_calls]
+        if not keys:
+            return False
+        window = [*self.history, *keys][-self.loop.loop_window :]
+        counts = Counter(window)
+        if any(counts[key] >= self.loop.loop_threshold for key in keys):
+            return True
+        self.history.extend(keys)
+        return False
+
+    def tool_timeout(self) -> float | None:
+        timeout = self.loop.tool_timeout
+        if self.deadline_at is not None:
+            left = self.deadline_at - time.monotonic()
+            timeout = left if timeout is None else min(timeout, left)
+        return timeout
+
+    # --- tools ------------------------------------------------------------------------------
+
+    def _returned(self, call: ToolCall, result: ToolResult, seconds: float) -> ToolRun:
+        if self.emit is not None:
+            self.emit(ToolReturned(self.turn, call, result, seconds))
+        return ToolRun(call, result, self.turn, seconds)
+
+    def _skip(self, call: ToolCall, timeout: float | None) -> ToolResult | None:
+        if self.emit is not None:
+            self.emit(ToolCalled(self.turn, call))
+        if timeout is not None and timeout <= 0:
+            return error_result(call, "not run: the run's deadline has passed")
+        return None
+
+    def run_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        results: list[ToolResult] = []
+        runner = self.loop.runner
+        for call in calls:
+            timeout = self.tool_timeout()
+            result = self._skip(call, timeout)
+            seconds = 0.0
+            if result is None:
+                result, seconds = runner.run(call, timeout)
+            self.runs.append(self._returned(call, result, seconds))
+            results.append(result)
+        return results
+
+    async def arun_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        runner = self.loop.runner
+        timeout = self.tool_timeout()
+
+        async def one(call: ToolCall) -> ToolRun:
+            result = self._skip(call, timeout)
+            seconds = 0.0
+            if result is None:
+                result, seconds = await runner.arun(call, timeout)
+            return self._returned(call, result, seconds)
+
+        if len(calls) == 1:
+            runs = [await one(calls[0])]
+        else:
+            import asyncio  # here, not at module level: `import stopkit` stays light
+
+            runs = await asyncio.gather(*(one(call) for call in calls))
+        self.runs.extend(runs)  # in call order; the events came in completion order
+        return [run.result for run in runs]
+
+    # --- ending -----------------------------------------------------------------------------
+
+    def normalize(self, reply: Any) -> Stop:
+        reply = _decode(reply)
+        adapter = self.adapter
+        if adapter is None:
+            adapter = self.adapter = detect(reply)
+        return adapter.normalize(reply)
+
+    def escalate(self, stop: Stop, reason: str | None) -> Escalation:
+        if reason is None:
+            reason = stop.reason.value + (f" ({stop.detail})" if stop.detail else "")
+        escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
+        self.escalation = escalation
+        self.loop.on_escalate(escalation)
+        if self.emit is not None:
+            self.emit(Escalated(self.turn, escalation))
+        return escalation
+
+    def end(
+        self, termination: Termination, text: str | None = None
+    ) -> Generator[Request, Any, Outcome]:
+        if text is None:
+            text = self.last_stop.text if self.last_stop is not None else ""
+        if (
+            text == ""
+            and self.loop.synthesize_on_empty_final
+            and termination in _SYNTHESIZE_AFTER
+            and self.adapter is not None
+        ):
+            text = yield from self.synthesize()
+        if text == "":
+            logger.info(
+                "stopkit: the run ended with an empty final answer "
+                "(termination %s, turn %d, %d tool calls)",
+                termination.value,
+                self.turn,
+                len(self.runs),
+            )
+        if self.emit is not None:
+            self.emit(LoopEnded(termination, self.turn, len(self.runs), text == ""))
+        return Outcome(
+            text,
+            termination,
+            self.last_stop,
+            self.turn,
+            self.transcript,
+            self.escalation,
+            tuple(self.runs),
+        )
+
+    def synthesize(self) -> Generator[Request, Any, str]:
+        """Make the one extra, tool-less call asking the model to sum up; return its text."""
+        assert self.adapter is not None
+        messages = [*self.transcript, user_message(self.adapter, SYNTHESIZE_PROMPT)]
+        # `tool_choice="none"` is the documented override meaning "no tool may be called".
+        overrides = {**self.base, "tool_choice": "none"}
+        self.turn += 1
+        if self.emit is not None:
+            self.emit(TurnStarted(self.turn, overrides))
+        stop = self.normalize((yield (_CALL, overrides, messages)))
+        self.last_stop = stop
+        if self.emit is not None:
+            self.emit(ModelReplied(self.turn, stop))
+        if stop.reason not in _APPEND_ON_FINISH or stop.tool_calls:
+            return ""
+        messages.extend(_as_list(self.adapter.assistant_message(stop)))
+        self.transcript[:] = messages
+        return stop.text
+
+
+def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
+    """Run the conversation; yield `(_CALL, overrides, messages)` and `(_HANDLE, handler, ctx)`."""
+    loop = run.loop
+    handlers = loop.handlers
+    transcript = run.transcript
+    previous: StopReason | None = None
+    while True:
+        bound = run.out_of_bounds()
+        if bound is not None:
+            return (yield from run.end(bound))
+        run.turn += 1
+        overrides = run.next_overrides
+        if run.emit is not None:
+            run.emit(TurnStarted(run.turn, overrides))
+        stop = run.normalize((yield (_CALL, overrides, transcript)))
+        run.last_stop = stop
+        if run.emit is not None:
+            run.emit(ModelReplied(run.turn, stop))
+        reason = stop.reason
+        run.repeats = run.repeats + 1 if reason is previous else 0
+        previous = reason
+        if reason is StopReason.PAUSED and run.pauses >= loop.max_pauses:
+            return (yield from run.end(Termination.PAUSE_LIMIT))
+        if reason is StopReason.TOOL_REQUEST:
+            # No call runs whose result the model could never be sent: the reply stays pending
+            # (not appended) and its text is salvaged.
+            bound = run.out_of_bounds()
+            if bound is not None:
+                return (yield from run.end(bound))
+            if run.loop_detected(stop):
+                return (yield from run.end(Termination.LOOP_DETECTED))
+        assert run.adapter is not None
+        ctx = LoopContext(
+            stop,
+            transcript,
+            run.turn,
+            overrides,
+            run.adapter,
+            run.input,
+            run.repeats,
+            run.pauses,
+            loop,
+            run.is_async,
+            run,
+        )
+        action = yield (_HANDLE, handlers[reason], ctx)
+        kind = type(action)
+        if kind is Continue:
+            if action.replace:
+                transcript[:] = action.messages
+            else:
+                transcript.extend(action.messages)
+            if reason is StopReason.PAUSED:
+                run.pauses += 1
+            run.tried.clear()
+            run.next_overrides = {**run.base, **action.overrides} if action.overrides else run.base
+        elif kind is Retry:
+            retried = {**overrides, **action.overrides}
+            if retried == overrides or retried in run.tried:
+                logger.warning(
+                    "stopkit: a %s handler retried with overrides already tried (%.200r); "
+                    "ending the run",
+                    reason.value,
+                    retried,
+                )
+                return (yield from run.end(_TERMINATION_FOR[reason]))
+            run.tried.append(overrides)
+            run.base = {**run.base, **action.overrides}
+            run.next_overrides = retried
+        elif kind is Finish:
+            # A final reply joins the transcript only when complete and with no unanswered call.
+            if reason in _APPEND_ON_FINISH and not stop.tool_calls:
+                transcript.extend(_as_list(run.adapter.assistant_message(stop)))
+            termination = action.termination or _TERMINATION_FOR[reason]
+            return (yield from run.end(termination, action.text))
+        elif kind is Escalate:
+            run.escalate(stop, action.reason)
+            return (yield from run.end(action.termination or _TERMINATION_FOR[reason]))
+        else:
+            raise TypeError(
+                f"the {reason.value} handler returned {action!r}; a handler returns "
+                "Continue, Retry, Finish or Escalate"
+            )
