@@ -24,7 +24,7 @@ from stopkit._normalize import normalize
 from stopkit._stop import Stop, ToolCall
 from stopkit._stream import iter_events, normalize_stream
 
-__all__ = ["Payload", "assert_stop", "load_payload", "load_payloads"]
+__all__ = ["Payload", "assert_stop", "load_payload", "load_payloads", "payload_params"]
 
 SUFFIXES = (".json", ".sse", ".txt", ".jsonl", ".ndjson")
 
@@ -240,3 +240,19 @@ def assert_stop(
             "the reply's Stop does not match:\n  - " + "\n  - ".join(problems) + "\n" + summary
         )
     return stop
+
+
+def payload_params(folder: str | Path, pattern: str = "*") -> list[Any]:
+    """Return one `pytest.param` per payload file under `folder`, with its path as the test id.
+
+    Example:
+        >>> @pytest.mark.parametrize("payload", payload_params("tests/payloads/mine"))
+        ... def test_mine(payload): ...  # doctest: +SKIP
+    """
+    import pytest  # imported here: stopkit.testing must not need pytest
+
+    folder = Path(folder)
+    payloads = load_payloads(folder, pattern)
+    if not payloads:
+        raise FileNotFoundError(f"no payload files matching {pattern!r} under {folder}")
+    return [pytest.param(p, id=str(p.path.relative_to(folder))) for p in payloads if p.path]

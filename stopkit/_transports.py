@@ -327,7 +327,9 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     (a case file's `reply` is served as JSON, its `events` as SSE). `match="order"` serves
     them one after the other; `match="request"` serves the first unserved recording whose
     method, path and (redacted) JSON body equal the request's (files without a recorded
-    request match any request). A request with nothing to serve raises `NoRecording`.
+    request match any request). A request with nothing to serve raises `NoRecording`; the SDKs
+    wrap it in their connection error (it is the `__cause__`), so build SDK clients with
+    `max_retries=0` and look at `transport.misses`.
 
     Example:
         >>> http = httpx2.Client(transport=ReplayTransport("recordings"))  # doctest: +SKIP
@@ -354,6 +356,8 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 self.payloads.append(load_payload(item))
         self.served: list[Payload] = []
         """The payloads served so far, in order."""
+        self.misses: list[NoRecording] = []
+        """The errors raised for requests with no recording (SDKs wrap them in their own)."""
         self._used = [False] * len(self.payloads)
         self._lock = threading.Lock()
 
@@ -378,7 +382,9 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                     self._used[i] = True
                     self.served.append(payload)
                     return payload
-        raise NoRecording(self._explain(method, path, body, str(request.url)))
+        miss = NoRecording(self._explain(method, path, body, str(request.url)))
+        self.misses.append(miss)
+        raise miss
 
     def _explain(self, method: str, path: str, body: Any, url: str) -> str:
         shown = _redact_url(url, set())

@@ -3,6 +3,10 @@
 - `ScriptedModel` — a `call_model` that replays a list of replies (SDK objects, JSON dicts, or
   exceptions to raise) and records every call it receives; sync (`model(...)`) and async
   (`await model.acall(...)`).
+- `load_payload`, `load_payloads`, `Payload` — read reply, stream and recorded-exchange files;
+  `assert_stop` — assert a reply's `Stop` with a readable diff; `payload_params` — one
+  `pytest.param` per payload file. The pytest plugin (`stopkit.pytest_plugin`, loaded
+  automatically) adds the `stopkit_replay` fixture and the `stopkit_payloads` marker.
 
 Example:
     >>> from stopkit.testing import ScriptedModel
@@ -20,7 +24,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ModelCall", "ScriptExhausted", "ScriptedModel"]
+from stopkit._testkit import Payload, assert_stop, load_payload, load_payloads, payload_params
+
+__all__ = [
+    "ModelCall",
+    "Payload",
+    "ScriptExhausted",
+    "ScriptedModel",
+    "assert_stop",
+    "load_payload",
+    "load_payloads",
+    "payload_params",
+]
 
 
 class ScriptExhausted(AssertionError):
