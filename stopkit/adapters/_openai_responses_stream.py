@@ -59,13 +59,19 @@ class _Slot:
 class ResponsesStream:
     """Accumulates one streamed Response; `result()` gives the `Stop` of its whole twin."""
 
-    __slots__ = ("_errors", "_slots", "_snapshot", "_terminal")
+    __slots__ = ("_errors", "_order", "_seen", "_slots", "_snapshot", "_terminal", "_top")
 
     def __init__(self) -> None:
         self._slots: dict[Any, _Slot] = {}
         self._terminal: Any = None
         self._snapshot: Any = None
         self._errors: list[Any] = []
+        # Events are numbered (`sequence_number`): an event equal to the one already seen under
+        # its number was sent again (dropped); a number below the highest seen arrived out of
+        # order, and a number reused by a different event is a server's bug (both noted).
+        self._seen: dict[int, Any] = {}
+        self._order: list[str] = []
+        self._top = -1
 
     def _slot(self, event: Any) -> _Slot:
         index = field(event, "output_index")
@@ -81,6 +87,18 @@ class ResponsesStream:
         kind = field(event, "type")
         if type(kind) is not str:
             return
+        number = field(event, "sequence_number")
+        if type(number) is int:
+            earlier = self._seen.get(number)
+            if earlier is not None:
+                if earlier == event:
+                    self._order.append(f"sequence_number {number} came twice: repeat dropped")
+                    return
+                self._order.append(f"sequence_number {number} was used by two different events")
+            elif number < self._top:
+                self._order.append(f"sequence_number {number} arrived out of order")
+            self._top = max(self._top, number)
+            self._seen[number] = event
         buffer = _DELTA.get(kind)
         if buffer is not None:
             delta = field(event, "delta")
@@ -142,6 +160,12 @@ class ResponsesStream:
 
     def result(self) -> Stop:
         """Return the `Stop` for what was fed so far (`stream_incomplete` before the end)."""
+        stop = self._result()
+        if self._order:
+            return stop.model_copy(update={"notes": (*stop.notes, *self._order)})
+        return stop
+
+    def _result(self) -> Stop:
         if self._terminal is not None:
             response = field(self._terminal, "response")
             if as_list(field(response, "output")) or not self._slots:
