@@ -198,6 +198,11 @@ def run_tool_calls(ctx: LoopContext) -> Action | Awaitable[Action]:
     The default for `tool_request`. Calls run one after another in `run_loop`, concurrently in
     `arun_loop` (where this returns an awaitable). A call with `complete=False` is never run: it
     gets an error result, like a call that raises, times out or names an unknown tool.
+
+    Example:
+        >>> async def audited(ctx):  # wrapping the default in arun_loop  # doctest: +SKIP
+        ...     action = run_tool_calls(ctx)
+        ...     return await action if inspect.isawaitable(action) else action
     """
     if not ctx.stop.tool_calls:
         logger.warning(

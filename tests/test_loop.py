@@ -902,3 +902,27 @@ def test_offline_example_runs() -> None:
     assert "termination: completed" in out
     assert "-> error: ValueError: a radius cannot be negative" in out
     assert "{'max_tokens': 2048}" in out
+
+
+def test_approval_handler_runs_only_approved_calls() -> None:
+    """A tool_request handler can run a subset and answer the rest itself, one result per call."""
+
+    def approve(ctx: LoopContext) -> stopkit.Action:
+        allowed = [c for c in ctx.stop.tool_calls if c.name != "boom"]
+        denied = [
+            ToolResult(call_id=c.id, name=c.name, content="denied by policy", is_error=True)
+            for c in ctx.stop.tool_calls
+            if c.name == "boom"
+        ]
+        return ctx.continue_with_results([*ctx.run_tools(allowed), *denied])
+
+    outcome, model = run(
+        [
+            reply("tool_request", calls=[call("a", a=1, b=1), call("b", "boom")]),
+            reply("completed", "ok"),
+        ],
+        handlers={**DEFAULT_HANDLERS, StopReason.TOOL_REQUEST: approve},
+    )
+    assert [r.call.id for r in outcome.tool_runs] == ["a"]
+    sent = [m for m in model.calls[1].messages if m.get("role") == "tool"]
+    assert [(m["call_id"], m["content"]) for m in sent] == [("a", "2"), ("b", "denied by policy")]
