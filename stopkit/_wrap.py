@@ -83,6 +83,9 @@ class _MessageStream(_Call):
 class _Rewrap:
     """A method returning a new client (`with_options`, `copy`): wrap that one too."""
 
+    def __init__(self, routes: dict[str, Any]) -> None:
+        self.routes = routes
+
     def bind(self, method: Callable[..., Any], settings: Settings) -> Callable[..., Any]:
         """Return `method` whose result is wrapped with the same settings."""
         routes = self.routes
@@ -92,8 +95,6 @@ class _Rewrap:
             return _Proxy(method(*args, **kwargs), routes, settings)
 
         return call
-
-    routes: dict[str, Any]
 
 
 Route = dict[str, "Route | _Call | _Rewrap"]
@@ -130,8 +131,7 @@ def _gemini_models(is_async: bool) -> Route:
 
 
 def _with_rewrap(routes: Route) -> Route:
-    rewrap = _Rewrap()
-    rewrap.routes = routes
+    rewrap = _Rewrap(routes)
     routes["with_options"] = rewrap
     routes["copy"] = rewrap
     return routes
@@ -139,6 +139,8 @@ def _with_rewrap(routes: Route) -> Route:
 
 def _routes_for(client: Any) -> Route:
     """Say which methods of `client` to watch, from its class's module and name."""
+    while type(client) is _Proxy:  # wrapping a wrapped client: both watchers report
+        client = client.__wrapped__
     cls = type(client)
     package = cls.__module__.split(".")[0]
     name = cls.__name__
@@ -231,7 +233,10 @@ def wrap(
     Each reply's `Stop` goes to `on_stop`; then, if its reason is in `raise_on`, the typed
     error (`TruncatedReply`, `FilteredReply`, `PausedReply`, `UnknownStopReason`, all carrying
     `.stop`) is raised. A stream reports when it ends; closed or broken early, it reports
-    `unknown`/`stream_incomplete` (raising only when closed without an exception in flight).
+    `unknown`/`stream_incomplete` (raising only when closed without an exception in flight);
+    a stream dropped unread and never closed reports nothing. `on_stop` is called synchronously,
+    also for async clients. Other methods (`count_tokens`, `with_raw_response`, genai `chats`,
+    openai's `.stream()` helpers, ...) pass through unwatched.
 
     Example:
         >>> client = stopkit.wrap(anthropic.Anthropic(), raise_on={"output_limit", "filtered"})

@@ -214,3 +214,13 @@ def test_gemini_client_aio_and_with_block() -> None:
     plain = sdk.client("openai_chat", stopkit.ReplayTransport([path]))
     with stopkit.wrap(plain) as wrapped:
         assert wrapped.__wrapped__ is plain
+
+
+def test_wrapping_a_wrapped_client_reports_to_both() -> None:
+    """Wrapping twice nests the watchers: each `on_stop` hears of each reply once."""
+    path = sdk.RECORDINGS / "openai_chat" / "length.stream.json"
+    inner, first = _wrapped("openai_chat", [path])
+    second: list[stopkit.Stop] = []
+    outer = stopkit.wrap(inner, on_stop=second.append)
+    sdk.call("openai_chat", outer, True)
+    assert [s.reason for s in first] == [s.reason for s in second] == ["output_limit"]
