@@ -1,0 +1,335 @@
+"""Turn pyperf's results into the table, the JSON result and the targets check."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks import system
+from benchmarks.cases import Case
+from benchmarks.replies import ADAPTERS, REPLIES
+
+__all__ = ["build_report", "write_outputs"]
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "latest.json"
+README = HERE / "README.md"
+START, END = "<!-- table:start -->", "<!-- table:end -->"
+
+DISTRIBUTIONS = ("stopkit", "pydantic", "pydantic-core", "anthropic", "openai", "google-genai",
+                 "litellm", "pydantic-ai-slim", "pyperf", "psutil")
+
+
+def _machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for name in DISTRIBUTIONS:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return {
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "os": platform.platform(),
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "versions": versions,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def _row(case: Case, bench: Any) -> dict[str, Any]:
+    values = list(bench.get_values())
+    return {
+        "group": case.group, "name": case.name, "call": case.call, "kind": case.kind,
+        "adapter": case.adapter, "case": case.case, "unit": "s", "n_values": len(values),
+        "per": "event" if case.kind.startswith("stream") else
+        ("turn" if case.kind == "loop_overhead" else "call"),
+        **_stats(values),
+    }
+
+
+def build_report(cases: list[Case], results: dict[str, Any], *, quick: bool) -> dict[str, Any]:
+    """Collect every row, add import and memory rows, ratios, speed-ups and the targets."""
+    rows = [_row(case, results[case.name]) for case in cases if case.name in results]
+    by_kind = {(r["kind"], r["adapter"], r["case"]): r for r in rows}
+    floors = [r["median"] for r in rows if r["kind"] == "floor"]
+    typical_floor = statistics.median(floors) if floors else float("nan")
+    for r in rows:
+        floor = by_kind.get(("floor", r["adapter"], r["case"]))
+        if r["group"] == "replies" and floor:
+            r["ratio"], r["ratio_to"] = r["median"] / floor["median"], "floor (same reply)"
+        elif r["group"] == "reference":
+            r["ratio"], r["ratio_to"] = r["median"] / typical_floor, "median floor"
+        elif r["group"] == "streams":
+            sdk = by_kind.get(("stream_sdk", r["adapter"], "stream"))
+            if sdk and r["kind"] != "stream_sdk":
+                r["ratio"], r["ratio_to"] = r["median"] / sdk["median"], "SDK accumulator"
+            else:
+                r["ratio"], r["ratio_to"] = r["median"] / typical_floor, "median floor"
+        elif r["kind"] == "loop_parallel":
+            r["ratio"], r["ratio_to"] = r["median"] / 0.1, "one 100 ms tool"
+        else:
+            r["ratio"], r["ratio_to"] = r["median"] / typical_floor, "median floor"
+
+    repeats = 10 if quick else 20
+    imports = system.import_times(repeats)
+    pydantic_median = imports["pydantic"]["median"]
+    for module, stats in imports.items():
+        rows.append({
+            "group": "import", "name": f"import {module} (fresh interpreter, {repeats} runs)",
+            "call": f"python -c 'import {module}' (timed inside the interpreter)",
+            "kind": "import", "adapter": "", "case": module, "unit": "s", "per": "import",
+            "n_values": len(stats["values"]), "median": stats["median"], "min": stats["min"],
+            "max": stats["max"], "ratio": stats["median"] / pydantic_median,
+            "ratio_to": "import pydantic",
+        })
+    loaded = system.import_check()
+    count, mem_repeats = (100_000, 3) if quick else (1_000_000, 3)
+    memory = system.memory_growth(count, mem_repeats)
+    rows.append({
+        "group": "memory", "name": f"RSS growth over {count:,} normalizations "
+        f"(19 replies in turn, {mem_repeats} fresh interpreters)",
+        "call": "psutil.Process().memory_info().rss after - before", "kind": "memory",
+        "adapter": "", "case": "", "unit": "B", "per": "run", "n_values": mem_repeats,
+        "median": memory["median"], "min": memory["min"], "max": memory["max"],
+        "ratio": None, "ratio_to": "",
+    })
+
+    speedups = _speedups(by_kind)
+    report = {
+        "mode": "quick" if quick else "full",
+        "harness": "pyperf " + metadata.version("pyperf")
+        + (" (--in-process, 1x3 values)" if quick else " (4 worker processes x 5 values)"),
+        "machine": _machine(),
+        "rows": rows,
+        "speedups": speedups,
+        "import_check": {"loaded_by_import_stopkit": loaded},
+    }
+    report["targets"] = _targets(rows, by_kind, speedups, imports, loaded, memory)
+    return report
+
+
+def _speedups(by_kind: dict[Any, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Peer time over stopkit's comparable row: LiteLLM vs the dict, pydantic-ai vs SDK object."""
+    out = []
+    for adapter in ADAPTERS:
+        for case in REPLIES[adapter]:
+            sk_dict = by_kind.get(("stopkit_dict", adapter, case))
+            sk_sdk = by_kind.get(("stopkit_sdk", adapter, case))
+            lite = by_kind.get(("litellm", adapter, case))
+            pai = by_kind.get(("pydantic_ai", adapter, case))
+            if not (sk_dict and sk_sdk and lite and pai):
+                continue
+            out.append({
+                "adapter": adapter, "case": case,
+                "litellm_over_stopkit_dict": lite["median"] / sk_dict["median"],
+                "pydantic_ai_over_stopkit_sdk": pai["median"] / sk_sdk["median"],
+            })
+    return out
+
+
+def _target(name: str, met: bool, measured: str) -> dict[str, Any]:
+    return {"target": name, "met": met, "measured": measured}
+
+
+def _worst(rows: list[dict[str, Any]], key: str = "median") -> dict[str, Any]:
+    return max(rows, key=lambda r: r[key])
+
+
+def _targets(
+    rows: list[dict[str, Any]],
+    by_kind: dict[Any, dict[str, Any]],
+    speedups: list[dict[str, Any]],
+    imports: dict[str, Any],
+    loaded: list[str],
+    memory: dict[str, Any],
+) -> list[dict[str, Any]]:
+    out = []
+    dict_rows = [r for r in rows if r["kind"] == "stopkit_dict"]
+    sdk_rows = [r for r in rows if r["kind"] == "stopkit_sdk"]
+    if dict_rows:
+        worst = _worst(dict_rows)
+        over = [r for r in dict_rows if r["median"] > 5e-6]
+        out.append(_target(
+            "normalize(dict) median <= 5 us on every reply", not over,
+            f"worst {_fmt(worst['median'])} ({worst['adapter']} {worst['case']}); "
+            f"{len(over)}/{len(dict_rows)} over",
+        ))
+        worst_ratio = _worst(dict_rows, "ratio")
+        over = [r for r in dict_rows if r["ratio"] > 3]
+        out.append(_target(
+            "normalize(dict) <= 3x the floor on every reply", not over,
+            f"worst {worst_ratio['ratio']:.1f}x ({worst_ratio['adapter']} "
+            f"{worst_ratio['case']}); best "
+            f"{min(r['ratio'] for r in dict_rows):.1f}x; {len(over)}/{len(dict_rows)} over",
+        ))
+    if sdk_rows:
+        worst = _worst(sdk_rows)
+        over = [r for r in sdk_rows if r["median"] > 10e-6]
+        out.append(_target(
+            "normalize(SDK object) median <= 10 us on every reply", not over,
+            f"worst {_fmt(worst['median'])} ({worst['adapter']} {worst['case']}); "
+            f"{len(over)}/{len(sdk_rows)} over",
+        ))
+    if speedups:
+        lite = min(speedups, key=lambda s: s["litellm_over_stopkit_dict"])
+        pai = min(speedups, key=lambda s: s["pydantic_ai_over_stopkit_sdk"])
+        out.append(_target(
+            ">= 20x faster than LiteLLM on every reply", lite["litellm_over_stopkit_dict"] >= 20,
+            f"lowest {lite['litellm_over_stopkit_dict']:.1f}x ({lite['adapter']} "
+            f"{lite['case']}); {sum(s['litellm_over_stopkit_dict'] >= 20 for s in speedups)}"
+            f"/{len(speedups)} at >= 20x",
+        ))
+        out.append(_target(
+            ">= 20x faster than pydantic-ai on every reply",
+            pai["pydantic_ai_over_stopkit_sdk"] >= 20,
+            f"lowest {pai['pydantic_ai_over_stopkit_sdk']:.1f}x ({pai['adapter']} "
+            f"{pai['case']}); {sum(s['pydantic_ai_over_stopkit_sdk'] >= 20 for s in speedups)}"
+            f"/{len(speedups)} at >= 20x",
+        ))
+    gap = imports["stopkit"]["median"] - imports["pydantic"]["median"]
+    out.append(_target(
+        "import stopkit <= import pydantic + 40 ms", gap <= 0.040,
+        f"stopkit {_fmt(imports['stopkit']['median'])}, pydantic "
+        f"{_fmt(imports['pydantic']['median'])}: +{_fmt(gap)}",
+    ))
+    out.append(_target(
+        "import stopkit loads no provider SDK and no httpx", not loaded,
+        "loaded: " + (", ".join(loaded) if loaded else "none"),
+    ))
+    streams = [r for r in rows if r["kind"] in ("stream_stopkit_dict", "stream_stopkit_sdk")]
+    if streams:
+        worst = _worst(streams)
+        out.append(_target(
+            "streams <= 3 us per event", worst["median"] <= 3e-6,
+            f"worst {_fmt(worst['median'])}/event ({worst['name']})",
+        ))
+        slower = [
+            r for r in streams
+            if (sdk := by_kind.get(("stream_sdk", r["adapter"], "stream")))
+            and r["median"] > sdk["median"]
+        ]
+        out.append(_target(
+            "streams never slower than the SDK's own accumulator", not slower,
+            "slower: " + ("; ".join(
+                f"{r['name']} {_fmt(r['median'])} vs "
+                f"{_fmt(by_kind[('stream_sdk', r['adapter'], 'stream')]['median'])}"
+                for r in slower) or "none"),
+        ))
+    overhead = by_kind.get(("loop_overhead", "", ""))
+    if overhead:
+        out.append(_target("loop driver overhead <= 100 us per turn",
+                           overhead["median"] <= 100e-6, f"{_fmt(overhead['median'])}/turn"))
+    parallel = by_kind.get(("loop_parallel", "", ""))
+    if parallel:
+        out.append(_target("10 parallel 100 ms tools finish in <= 130 ms",
+                           parallel["median"] <= 0.130, _fmt(parallel["median"])))
+    out.append(_target(
+        f"RSS growth <= 5 MB over {memory['count']:,} normalizations",
+        memory["median"] <= 5 * 2**20, _fmt_bytes(memory["median"]),
+    ))
+    return out
+
+
+def _fmt(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    if seconds < 0:
+        return "-" + _fmt(-seconds)
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def _fmt_bytes(n: float) -> str:
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    if n >= 2**20:
+        return f"{sign}{n / 2**20:.2f} MiB"
+    return f"{sign}{n / 2**10:.0f} KiB"
+
+
+def _cell(row: dict[str, Any], key: str) -> str:
+    return _fmt_bytes(row[key]) if row["unit"] == "B" else _fmt(row[key])
+
+
+def render(report: dict[str, Any]) -> str:
+    """Return the report as Markdown: machine, the table, speed-ups, targets, exact calls."""
+    m = report["machine"]
+    v = m["versions"]
+    lines = [
+        f"Run: {m['date']}, mode **{report['mode']}**, harness {report['harness']}.",
+        "",
+        f"Machine: {m['cpu']}, {m['cpus']} CPUs, {m['os']}; {m['implementation']} "
+        f"{m['python']}.",
+        "",
+        "Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
+        "",
+        "| group | row | per | median | min | max | ratio |",
+        "|---|---|---|---:|---:|---:|---|",
+    ]
+    for r in report["rows"]:
+        ratio = "" if r.get("ratio") is None else f"{r['ratio']:.2f}x {r['ratio_to']}"
+        lines.append(
+            f"| {r['group']} | {r['name']} | {r['per']} | {_cell(r, 'median')} | "
+            f"{_cell(r, 'min')} | {_cell(r, 'max')} | {ratio} |"
+        )
+    lines += ["", "Peers over stopkit (median over median; LiteLLM reads the dict, pydantic-ai "
+              "the SDK object, so each is set against stopkit's same input):", "",
+              "| reply | LiteLLM / stopkit.normalize(dict) | "
+              "pydantic-ai / stopkit.normalize(SDK object) |", "|---|---:|---:|"]
+    for s in report["speedups"]:
+        lines.append(f"| {s['adapter']} {s['case']} | {s['litellm_over_stopkit_dict']:.1f}x | "
+                     f"{s['pydantic_ai_over_stopkit_sdk']:.1f}x |")
+    lines += ["", "Targets (issue 6):", "", "| target | met | measured |", "|---|---|---|"]
+    for t in report["targets"]:
+        lines.append(f"| {t['target']} | {'yes' if t['met'] else '**no**'} | {t['measured']} |")
+    lines += ["", "Exact calls timed:", ""]
+    seen = set()
+    for r in report["rows"]:
+        key = (r["kind"], r["adapter"])
+        if key in seen or r["kind"] in ("floor",):
+            continue
+        seen.add(key)
+        label = f"{r['adapter']} " if r["adapter"] else ""
+        lines.append(f"- {label}{r['kind']}: `{r['call']}`")
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(report: dict[str, Any], *, quick: bool) -> None:
+    """Print the table, write results/latest.json, and (full runs) the README's table."""
+    text = render(report)
+    print()
+    print(text)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"wrote {RESULTS.relative_to(HERE.parent)}")
+    if quick:
+        print("quick run: benchmarks/README.md left as it is (only a full run updates it)")
+        return
+    readme = README.read_text() if README.exists() else f"{START}\n{END}\n"
+    head, _, rest = readme.partition(START)
+    _, _, tail = rest.partition(END)
+    README.write_text(f"{head}{START}\n{text}{END}{tail}")
+    print(f"wrote the table into {README.relative_to(HERE.parent)}")

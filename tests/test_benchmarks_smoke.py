@@ -1,0 +1,43 @@
+"""Keep the benchmark honest: every reply and stream it times reads as its row claims.
+
+No timings here: only that `benchmarks/replies.py` and `benchmarks/streams.py` hold what the
+table says they hold (a row named `gemini refused` must time a reply stopkit reads as filtered).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import stopkit
+from benchmarks.replies import ADAPTERS, CASES, REPLIES, Reply, replies
+from benchmarks.streams import EVENTS, STREAMS, expected
+
+
+@pytest.mark.parametrize("reply", replies(), ids=lambda r: f"{r.adapter}-{r.case}")
+def test_reply_normalizes_to_its_row(reply: Reply) -> None:
+    """Each benchmark reply is detected as its adapter and read as the reason its row names."""
+    stop = stopkit.normalize(reply.body)
+    assert stop.provider == reply.adapter
+    assert stop.reason.value == reply.reason
+    if reply.case == "tool_request":
+        assert len(stop.runnable_tool_calls) == 2
+        assert stop.text != ""  # the narration is part of what is read
+
+
+def test_every_adapter_has_every_reason_but_chat_paused() -> None:
+    """The table covers each core adapter x each reason; only Chat has no paused reply."""
+    missing = {(a, c) for a in ADAPTERS for c in CASES if c not in REPLIES[a]}
+    assert missing == {("openai.chat", "paused")}
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_stream_has_1000_events_and_reads_as_a_tool_request(adapter: str) -> None:
+    """Each benchmark stream has exactly 1,000 events and ends as a two-call tool request."""
+    events = STREAMS[adapter]
+    assert len(events) == EVENTS == 1000
+    reason, count, names = expected()
+    stop = stopkit.normalize_stream(events)
+    assert stop.provider == adapter
+    assert stop.reason.value == reason
+    assert tuple(call.name for call in stop.tool_calls) == names
+    assert len(stop.runnable_tool_calls) == count
