@@ -21,93 +21,15 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import httpx
 
 from stopkit._errors import NoRecording
+from stopkit._redact import NOISE, REDACTED, WIRE, redact_body, redact_headers, redact_url
 from stopkit._testkit import Payload, load_payload, load_payloads
 
 __all__ = ["RecordingTransport", "ReplayTransport"]
-
-REDACTED = "REDACTED"
-# Header and query names are redacted when they contain one of these (`x-api-key`,
-# `x-goog-api-key`, `api-key`, `authorization`, `cookie`, `set-cookie`, `key=` ...).
-_SECRET_NAME_PARTS = ("auth", "key", "token", "secret", "password", "cookie", "signature")
-# Body keys are matched exactly (case and `-`/`_` ignored): `max_tokens` is not a secret.
-_SECRET_BODY_KEYS = frozenset(
-    {"api_key", "apikey", "key", "token", "secret", "password", "access_token",
-     "refresh_token", "client_secret", "id_token", "authorization", "x_api_key"}
-)  # fmt: skip
-# Request headers that only add noise to a recording (they change per machine and version).
-_NOISE = (
-    "x-stainless-", "x-goog-api-client", "user-agent", "accept-encoding", "connection",
-    "content-length", "host",
-)  # fmt: skip
-# Response headers that describe the bytes on the wire, not the decoded body served back.
-_WIRE = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
-
-
-def _is_secret_name(name: str) -> bool:
-    lowered = name.lower()
-    return any(part in lowered for part in _SECRET_NAME_PARTS)
-
-
-def _redact_body(value: Any, secrets: set[str] | None = None) -> Any:
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if isinstance(k, str) and k.lower().replace("-", "_") in _SECRET_BODY_KEYS:
-                if secrets is not None and isinstance(v, str):
-                    secrets.add(v)
-                out[k] = REDACTED
-            else:
-                out[k] = _redact_body(v, secrets)
-        return out
-    if isinstance(value, list):
-        return [_redact_body(v, secrets) for v in value]
-    return value
-
-
-def _redact_url(url: str, secrets: set[str]) -> str:
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        secrets.update(p for p in userinfo.split(":") if p)
-        netloc = f"{REDACTED}@{host}"
-    query = []
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
-        if _is_secret_name(name) and value:
-            secrets.add(value)
-            value = REDACTED
-        query.append((name, value))
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
-
-
-def _is_secret_response_header(name: str) -> bool:
-    # Not by "token"/"key" here: `anthropic-ratelimit-tokens-limit` is no secret.
-    return name in ("set-cookie", "cookie") or any(
-        part in name for part in ("auth", "api-key", "secret", "password")
-    )
-
-
-def _headers(headers: Any, secrets: set[str] | None, *, drop: Iterable[str] = ()) -> dict[str, str]:
-    """Keep `headers` as a dict, redacting secrets (request headers when `secrets` is a set)."""
-    out: dict[str, str] = {}
-    dropped = tuple(drop)
-    for name, value in headers.multi_items():
-        lowered = name.lower()
-        if (dropped and lowered.startswith(dropped)) or lowered in _WIRE:
-            continue
-        if secrets is None and _is_secret_response_header(lowered):
-            value = REDACTED
-        elif secrets is not None and _is_secret_name(lowered):
-            secrets.add(value)
-            secrets.update(value.replace(";", " ").replace("=", " ").split())
-            value = REDACTED
-        out[lowered] = value if lowered not in out else f"{out[lowered]}, {value}"
-    return out
 
 
 def _json_or_text(data: bytes) -> Any:
@@ -116,7 +38,11 @@ def _json_or_text(data: bytes) -> Any:
     try:
         return json.loads(data)
     except ValueError:
-        return data.decode("utf-8", errors="replace")
+        pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:  # an upload: its bytes are not worth keeping in a recording
+        return f"<{len(data)} bytes of binary data>"
 
 
 def _parse_sse(text: str) -> tuple[list[Any], list[str | None], bool]:
@@ -156,9 +82,9 @@ def _request_summary(request: Any, secrets: set[str]) -> dict[str, Any]:
     body = _json_or_text(request.content)
     return {
         "method": request.method,
-        "url": _redact_url(str(request.url), secrets),
-        "headers": _headers(request.headers, secrets, drop=_NOISE),
-        "body": _redact_body(body, secrets),
+        "url": redact_url(str(request.url), secrets),
+        "headers": redact_headers(request.headers, secrets, drop=NOISE),
+        "body": redact_body(body, secrets),
     }
 
 
@@ -219,7 +145,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         return {
             "status": response.status_code,
             "content_type": response.headers.get("content-type", ""),
-            "headers": _headers(response.headers, None),
+            "headers": redact_headers(response.headers, None),
         }
 
     def _record(self, request: Any, response: Any, body: bytes, secrets: set[str]) -> None:
@@ -233,7 +159,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._write(summary, meta, secrets)
 
     def _rebuild(self, lib: ModuleType, request: Any, response: Any, **content: Any) -> Any:
-        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE]
+        headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in WIRE]
         return lib.Response(
             response.status_code,
             headers=headers,
@@ -373,7 +299,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def _pick(self, request: Any) -> Payload:
         method, path = request.method.upper(), request.url.path
-        body = _redact_body(_json_or_text(request.content))
+        body = redact_body(_json_or_text(request.content))
         with self._lock:
             for i, payload in enumerate(self.payloads):
                 if self._used[i]:
@@ -387,7 +313,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         raise miss
 
     def _explain(self, method: str, path: str, body: Any, url: str) -> str:
-        shown = _redact_url(url, set())
+        shown = redact_url(url, set())
         where = self.source if isinstance(self.source, str | Path) else "the files given"
         total, left = len(self.payloads), self._used.count(False)
         if self.match == "order":
@@ -414,7 +340,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         headers = {
             k: v
             for k, v in (meta.get("headers") or {}).items()
-            if k not in _WIRE and k != "set-cookie"
+            if k not in WIRE and k != "set-cookie"
         }
         status = int(meta.get("status", 200))
         if payload.events is not None:

@@ -14,8 +14,8 @@ import httpx2
 import pytest
 
 import stopkit
+from stopkit._redact import redact_body
 from stopkit._testkit import Payload, load_payload
-from stopkit._transports import _redact_body
 from tests import _wrap_clients as sdk
 
 LIBRARIES = [httpx, httpx2]
@@ -70,7 +70,7 @@ def test_body_redaction_is_by_exact_key_whatever_the_case() -> None:
         "password": "e", "key": "f", "max_tokens": 5, "tokens": 3, "prompt_cache_key": "ok",
     }  # fmt: skip
     secrets: set[str] = set()
-    assert _redact_body(body, secrets) == {
+    assert redact_body(body, secrets) == {
         "Api_Key": "REDACTED", "apiKey": "REDACTED",
         "nested": [{"TOKEN": "REDACTED", "Secret": "REDACTED"}],
         "password": "REDACTED", "key": "REDACTED", "max_tokens": 5, "tokens": 3,
