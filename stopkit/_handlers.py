@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from stopkit._adapter import Adapter
+from stopkit._logsafe import clip
 from stopkit._outcome import Termination
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 
@@ -185,8 +186,7 @@ def user_message(adapter: Adapter, text: str) -> Any:
 
 
 def _clip(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= MAX_LOGGED_RAW else text[: MAX_LOGGED_RAW - 1] + "…"
+    return clip(value, MAX_LOGGED_RAW)
 
 
 # --- the default policies -------------------------------------------------------------------

@@ -25,6 +25,7 @@ from stopkit._handlers import (
     _as_list,
     user_message,
 )
+from stopkit._logsafe import clip, redact
 from stopkit._normalize import _decode, detect
 from stopkit._outcome import (
     Escalated,
@@ -89,11 +90,11 @@ def log_escalation(escalation: Escalation) -> None:
     """Log an escalation at WARNING: the default `on_escalate`."""
     stop = escalation.stop
     logger.warning(
-        "stopkit: escalated at turn %d: %s (provider %s, raw %.200r)",
+        "stopkit: escalated at turn %d: %s (provider %s, raw %s)",
         escalation.turn,
         escalation.reason,
         stop.provider,
-        stop.raw_reason,
+        clip(stop.raw_reason),
     )
 
 
@@ -333,10 +334,10 @@ def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
             retried = {**overrides, **action.overrides}
             if retried == overrides or retried in run.tried:
                 logger.warning(
-                    "stopkit: a %s handler retried with overrides already tried (%.200r); "
+                    "stopkit: a %s handler retried with overrides already tried (%s); "
                     "ending the run",
                     reason.value,
-                    retried,
+                    clip(redact(retried)),
                 )
                 return (yield from run.end(_TERMINATION_FOR[reason]))
             run.tried.append(overrides)

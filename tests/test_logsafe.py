@@ -1,0 +1,135 @@
+"""`stopkit._logsafe`: what the library logs is bounded in size and never holds a credential."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import pytest
+
+from stopkit._logsafe import LIMIT, REDACTED, clip, is_secret_key, redact
+
+
+def _nested(depth: int) -> list[Any]:
+    root: list[Any] = []
+    node = root
+    for _ in range(depth):
+        child: list[Any] = []
+        node.append(child)
+        node = child
+    return root
+
+
+class _BrokenRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "x" * 10_000_000,
+        b"\x00" * 1_000_000,
+        list(range(1_000_000)),
+        {str(i): i for i in range(100_000)},
+        _nested(sys.getrecursionlimit() * 5),
+        10**5000,
+        _BrokenRepr(),
+        float("nan"),
+        None,
+    ],
+    ids=["huge-str", "huge-bytes", "huge-list", "huge-dict", "deep", "huge-int", "broken",
+         "nan", "none"],
+)  # fmt: skip
+def test_clip_is_bounded_and_never_raises(value: Any) -> None:
+    """A clip is at most LIMIT characters for huge, deep, unprintable and broken values."""
+    text = clip(value)
+    assert isinstance(text, str)
+    assert 0 < len(text) <= LIMIT
+
+
+def test_clip_keeps_short_values_whole_and_marks_cuts() -> None:
+    """A short value is its plain repr; a cut one ends with an ellipsis within the limit."""
+    assert clip("end_turn") == "'end_turn'"
+    assert clip(3) == "3"
+    assert clip({"a": [1, 2]}) == "{'a': [1, 2]}"
+    cut = clip("y" * 500, limit=20)
+    assert len(cut) == 20
+    assert cut.startswith("'yyy")
+    assert cut.endswith("…")
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["api_key", "x-api-key", "X-Goog-Api-Key", "Authorization", "proxy-authorization",
+     "access_token", "token", "refresh_token", "aws_secret_access_key", "client_secret",
+     "password", "Cookie", "set-cookie", "Ocp-Apim-Subscription-Key", "api-key"],
+)  # fmt: skip
+def test_credential_keys_are_recognized(key: str) -> None:
+    """Every usual spelling of an API key, a token, a secret or an auth header is a secret."""
+    assert is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["max_tokens", "output_tokens", "input_tokens", "total_tokens", "max_output_tokens",
+     "model", "messages", "stop_sequence", "tools", 3],
+)  # fmt: skip
+def test_ordinary_keys_are_kept(key: Any) -> None:
+    """Token counts and ordinary request fields are not mistaken for credentials."""
+    assert not is_secret_key(key)
+
+
+def test_redact_replaces_credentials_at_any_level() -> None:
+    """Credentials are replaced in nested mappings and lists; the input is left untouched."""
+    overrides = {
+        "max_tokens": 100,
+        "extra_headers": {"Authorization": "Bearer sk-live-1", "X-Trace": "t"},
+        "clients": [{"api_key": "sk-2", "name": "a"}],
+    }
+    out = redact(overrides)
+    assert out == {
+        "max_tokens": 100,
+        "extra_headers": {"Authorization": REDACTED, "X-Trace": "t"},
+        "clients": [{"api_key": REDACTED, "name": "a"}],
+    }
+    assert overrides["extra_headers"]["Authorization"] == "Bearer sk-live-1"  # type: ignore[index]
+    assert "sk-" not in clip(out)
+
+
+def test_redact_gives_up_on_too_deep_values() -> None:
+    """Below its depth bound redact replaces the value whole rather than recurse."""
+    deep: dict[str, Any] = {"a": {}}
+    node = deep["a"]
+    for _ in range(50):
+        node["a"] = {"api_key": "sk-deep"}
+        node = node["a"]
+    assert "sk-deep" not in repr(redact(deep))
+
+
+def test_library_logging_never_shows_a_credential_or_an_unbounded_value(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The loop logs a hostile stop value and retried overrides bounded and redacted."""
+    import stopkit
+    from stopkit import StopReason
+
+    huge = "z" * 100_000
+    reply = {"type": "message", "role": "assistant", "content": [], "stop_reason": huge}
+
+    def call_model(messages: Any, **overrides: Any) -> Any:
+        return reply
+
+    def same_again(ctx: Any) -> Any:
+        return stopkit.Retry({"extra_headers": {"Authorization": "Bearer sk-secret"}})
+
+    with caplog.at_level(logging.DEBUG, logger="stopkit"):
+        handlers = {**stopkit.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again}
+        stopkit.run_loop(call_model, [{"role": "user", "content": "hi"}], handlers=handlers)
+        stopkit.run_loop(call_model, [{"role": "user", "content": "hi"}])
+    assert caplog.records, "the loop logged nothing"
+    for record in caplog.records:
+        message = record.getMessage()
+        assert len(message) < 1_000, message[:300]
+        assert "sk-secret" not in message
