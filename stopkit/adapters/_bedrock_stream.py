@@ -220,8 +220,9 @@ class BedrockStream:
         else:
             reason, detail, raw_reason = StopReason.UNKNOWN, "stream_incomplete", None
             notes.insert(0, "the stream ended without its messageStop event")
+        # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
         unfinished = {
-            field(b.tool, "toolUseId")
+            "" if (use_id := field(b.tool, "toolUseId")) is None else str(use_id)
             for b in self._blocks.values()
             if b.tool is not None and not b.stopped
         }

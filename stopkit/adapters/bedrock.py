@@ -106,7 +106,9 @@ def read_content(content: Any, notes: list[str]) -> tuple[str, list[ToolCall], b
         elif "toolUse" in block:
             uses.append(block["toolUse"])
         elif "toolResult" in block:
-            answered.add(field(block["toolResult"], "toolUseId"))
+            result_of = field(block["toolResult"], "toolUseId")
+            if isinstance(result_of, str):  # an id of another type names no call (and hashes not)
+                answered.add(result_of)
         elif "citationsContent" in block:
             for part in field(block["citationsContent"], "content") or ():
                 part_text = field(part, "text")
@@ -115,7 +117,9 @@ def read_content(content: Any, notes: list[str]) -> tuple[str, list[ToolCall], b
     calls: list[ToolCall] = []
     for use in uses:
         call_id = field(use, "toolUseId")
-        if field(use, "type") == "server_tool_use" or call_id in answered:
+        if field(use, "type") == "server_tool_use" or (
+            isinstance(call_id, str) and call_id in answered
+        ):
             notes.append(
                 f"toolUse {field(use, 'name')!r} was run by Bedrock (server tool, result in "
                 "the reply): not a tool call"
