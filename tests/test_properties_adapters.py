@@ -481,3 +481,28 @@ def test_bedrock_tool_use_id_of_a_wrong_type_is_read_not_a_crash() -> None:
     cut = stopkit.normalize_stream(events, adapter="bedrock")
     assert (cut.reason, cut.detail) == (StopReason.UNKNOWN, "stream_incomplete")
     assert [call.complete for call in cut.tool_calls] == [False]
+
+
+def test_anthropic_tool_use_id_of_a_wrong_type_is_read_not_a_crash() -> None:
+    """A `*tool_result` block whose tool_use_id is a list or an object does not raise TypeError."""
+    reply = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "x"}},
+            {"type": "tool_result", "tool_use_id": [], "content": "42"},
+        ],
+        "stop_reason": "tool_use",
+    }
+    stop = stopkit.normalize(reply)
+    assert stop.reason is StopReason.TOOL_REQUEST
+    assert [call.id for call in stop.tool_calls] == ["toolu_1"]
+    events = [
+        {"type": "message_start", "message": {"id": "msg_1", "type": "message",
+         "role": "assistant", "content": [], "model": "claude"}},
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "mcp_tool_result", "tool_use_id": {"id": 1}, "content": []}},
+        {"type": "content_block_stop", "index": 0},
+    ]  # fmt: skip
+    cut = stopkit.normalize_stream(events)
+    assert (cut.reason, cut.detail) == (StopReason.UNKNOWN, "stream_incomplete")

@@ -160,7 +160,7 @@ class AnthropicStream:
             elif kind == "compaction" and block.summary is not None:
                 out["content"], out["encrypted_content"] = block.summary
             result_of = out.get("tool_use_id")
-            if result_of is not None:
+            if isinstance(result_of, str):  # an id of another type names no call (nor hashes)
                 if answered is None:
                     answered = set()
                 answered.add(result_of)

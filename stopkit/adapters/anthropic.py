@@ -185,7 +185,7 @@ def _normalize(reply: Any) -> Stop:
         elif type(kind) is str and kind.endswith("tool_result"):
             # Results (`*_tool_result`, `mcp_tool_result`, `tool_result`) name their call.
             result_of = field(block, "tool_use_id")
-            if result_of is not None:
+            if isinstance(result_of, str):  # an id of another type names no call (nor hashes)
                 if answered is None:
                     answered = set()
                 answered.add(result_of)
