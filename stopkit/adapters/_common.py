@@ -27,14 +27,62 @@ MISSING: Any = None
 
 
 def field(obj: Any, name: str, default: Any = None) -> Any:
-    """Read `name` from a dict or an object, `default` when absent."""
-    if type(obj) is dict:
+    """Read `name` from a dict or an object, `default` when absent.
+
+    Same answer as `obj.get(name, default)` for a dict, `default` for None and scalars, and
+    `getattr(obj, name, default)` otherwise, without its cost on pydantic models (an absent
+    attribute goes through pydantic's `__getattr__`, which raises: ~1.5 us a miss).
+    """
+    kind = type(obj)
+    if kind is dict:
         return obj.get(name, default)
-    if obj is None or isinstance(obj, str | int | float | list | tuple):
+    way = _WAYS.get((kind, name))
+    if way is None:
+        way = _way(kind, name)
+    if way == _MODEL:
+        values = obj.__dict__
+        if name in values:
+            return values[name]
+        extra = getattr(obj, "__pydantic_extra__", None)
+        if extra and name in extra:
+            return extra[name]
         return default
-    if isinstance(obj, dict):
+    if way == _NONE:
+        return default
+    if way == _MAPPING:
         return obj.get(name, default)
     return getattr(obj, name, default)
+
+
+# How `field` reads `name` from an instance of a class, decided once per (class, name).
+_MODEL, _NONE, _MAPPING, _ATTR = 1, 2, 3, 4
+_WAYS: dict[tuple[type, str], int] = {}
+_MAX_WAYS = 4096  # classes x names read; past this, decide each time (no unbounded growth)
+
+
+def _way(kind: type, name: str) -> int:
+    """Decide how `field` reads `name` from instances of `kind` (see `field`)."""
+    from pydantic import BaseModel
+
+    if kind is type(None) or issubclass(kind, str | int | float | list | tuple):
+        way = _NONE
+    elif issubclass(kind, dict):
+        way = _MAPPING
+    elif (
+        issubclass(kind, BaseModel)
+        and getattr(kind, "__getattr__", None) is getattr(BaseModel, "__getattr__", None)
+        and kind.__getattribute__ is object.__getattribute__
+        and not hasattr(kind, name)  # no property, method or class attribute of that name
+        and name not in kind.__private_attributes__
+    ):
+        # Normal lookup finds a field in the instance __dict__; failing that, pydantic's
+        # __getattr__ answers from __pydantic_extra__ or raises AttributeError.
+        way = _MODEL
+    else:
+        way = _ATTR
+    if len(_WAYS) < _MAX_WAYS:
+        _WAYS[kind, name] = way
+    return way
 
 
 def field2(obj: Any, camel: str, snake: str, default: Any = None) -> Any:
