@@ -506,3 +506,26 @@ def test_anthropic_tool_use_id_of_a_wrong_type_is_read_not_a_crash() -> None:
     ]  # fmt: skip
     cut = stopkit.normalize_stream(events)
     assert (cut.reason, cut.detail) == (StopReason.UNKNOWN, "stream_incomplete")
+
+
+def test_openai_chat_deeply_nested_filter_results_are_read_not_a_crash() -> None:
+    """An Azure content_filter_results value nested 400 lists deep does not raise RecursionError."""
+    deep: Any = {"filtered": True}
+    for _ in range(400):  # json.loads accepts this depth
+        deep = [deep]
+    reply = {
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hi"},
+                "finish_reason": "stop",
+                "content_filter_results": {"hate": deep},
+            }
+        ],
+    }
+    stop = stopkit.normalize(reply)
+    assert stop.reason is StopReason.COMPLETED  # Azure nests a category's hits one list deep
+    flat = {**reply, "choices": [{**reply["choices"][0], "content_filter_results": {  # type: ignore[index]
+        "custom_blocklists": [{"filtered": True, "id": "b1"}]}}]}  # fmt: skip
+    assert stopkit.normalize(flat).reason is StopReason.FILTERED

@@ -153,12 +153,16 @@ def reader(obj: Any) -> Callable[..., Any]:
     return get
 
 
-def _filtered(value: Any) -> bool:
-    """Say whether one category's result (a dict, or a list of blocklist hits) says filtered."""
+def _filtered(value: Any, depth: int = 0) -> bool:
+    """Say whether one category's result (a dict, or a list of blocklist hits) says filtered.
+
+    Azure nests hits one list deep; deeper lists are not looked into (a reply nested hundreds
+    of lists deep must not exhaust the stack).
+    """
     if type(value) is dict:
         return value.get("filtered") is True
     if isinstance(value, list | tuple):
-        return any(_filtered(item) for item in value)
+        return depth < 2 and any(_filtered(item, depth + 1) for item in value)
     return field(value, "filtered") is True
 
 
