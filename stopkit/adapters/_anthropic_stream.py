@@ -12,7 +12,7 @@ from typing import Any
 from pydantic_core import from_json
 
 from stopkit._stop import Stop, StopReason, ToolCall
-from stopkit.adapters._common import field, parse_arguments
+from stopkit.adapters._common import as_list, field, parse_arguments
 from stopkit.adapters._common import tool_call as make_call
 from stopkit.adapters.anthropic import decide, plain
 
@@ -37,7 +37,8 @@ class _Block:
 
     def __init__(self, start: Any) -> None:
         self.start = start
-        self.kind = field(start, "type")
+        kind = field(start, "type")
+        self.kind = kind if type(kind) is str else None  # compared against sets of names
         self.parts: list[str] = []
         self.citations: list[Any] | None = None
         self.signature: Any = None
@@ -74,13 +75,13 @@ class AnthropicStream:
         self._events += 1
         kind = field(event, "type")
         if kind == "content_block_delta":
-            block = self._blocks.get(field(event, "index"))
+            block = self._blocks.get(_index(event))
             delta = field(event, "delta")
             if block is None:
                 self._stray += 1
                 return
             delta_kind = field(delta, "type")
-            name = _FRAGMENT_OF.get(delta_kind)
+            name = _FRAGMENT_OF.get(delta_kind) if type(delta_kind) is str else None
             if name is not None:
                 fragment = field(delta, name)
                 if type(fragment) is str:
@@ -96,9 +97,13 @@ class AnthropicStream:
                 # accumulator does (anthropic/lib/streaming/_beta_messages.py).
                 block.summary = (field(delta, "content"), field(delta, "encrypted_content"))
         elif kind == "content_block_start":
-            self._blocks[field(event, "index")] = _Block(field(event, "content_block"))
+            index = _index(event)
+            if index is _NO_INDEX:
+                self._stray += 1
+            else:
+                self._blocks[index] = _Block(field(event, "content_block"))
         elif kind == "content_block_stop":
-            block = self._blocks.get(field(event, "index"))
+            block = self._blocks.get(_index(event))
             if block is None:
                 self._stray += 1
             else:
@@ -116,7 +121,7 @@ class AnthropicStream:
                 self._stop_details = value
         elif kind == "message_start":
             self._message = field(event, "message")
-            for index, block in enumerate(field(self._message, "content") or ()):
+            for index, block in enumerate(as_list(field(self._message, "content"))):
                 # A message_start that already holds blocks (a prefilled proxy reply).
                 started = _Block(block)
                 started.stopped = True
@@ -145,16 +150,19 @@ class AnthropicStream:
             if not isinstance(out, dict):
                 out = {}
             if kind == "text":
-                out["text"] = (out.get("text") or "") + "".join(block.parts)
+                out["text"] = _text(out.get("text")) + "".join(block.parts)
                 texts.append(out["text"])
                 if block.citations is not None:
-                    out["citations"] = [*(out.get("citations") or ()), *map(plain, block.citations)]
+                    out["citations"] = [
+                        *as_list(out.get("citations")),
+                        *map(plain, block.citations),
+                    ]
             elif kind in _INPUT_BLOCKS:
                 out["input"], call = _input(block, out)
                 if kind == "tool_use":
                     calls.append(call)
             elif kind == "thinking":
-                out["thinking"] = (out.get("thinking") or "") + "".join(block.parts)
+                out["thinking"] = _text(out.get("thinking")) + "".join(block.parts)
                 if block.signature is not None:
                     out["signature"] = block.signature
             elif kind == "compaction" and block.summary is not None:
@@ -240,3 +248,17 @@ def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:
 
 
 _UNFINISHED = "the stream ended before this call's input was complete"
+
+# An `index` that cannot be a block's key (a list, an object): the event names no block.
+_NO_INDEX: Any = object()
+
+
+def _index(event: Any) -> Any:
+    """The block index an event names (`_NO_INDEX` when it is a list, an object, ...)."""
+    index = field(event, "index")
+    return index if index is None or isinstance(index, int | str | float) else _NO_INDEX
+
+
+def _text(value: Any) -> str:
+    """A block's starting text, `""` when it has none (or something that is not text)."""
+    return value if isinstance(value, str) else ""

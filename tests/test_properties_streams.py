@@ -1,0 +1,57 @@
+"""Streams whose events are damaged: an accumulator never raises, whatever its events hold.
+
+A proxy, a compatible server or a broken network path can send events whose fields have the
+wrong type (an `index` that is a list, a `type` that is an object, text that is a number). The
+accumulators read them as malformed data: the result is a `Stop`, never an exception.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import stopkit
+from stopkit import Stop, StopReason
+
+
+def _run(adapter: str, events: list[Any]) -> Stop:
+    accumulator = stopkit.get_adapter(adapter).stream()
+    for event in events:
+        accumulator.feed(event)
+    return accumulator.result()
+
+
+# --- regressions: each input below raised TypeError before its fix ------------------------------
+
+_ANTHROPIC_START = {
+    "type": "message_start",
+    "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+                "model": "claude"},
+}  # fmt: skip
+
+
+def test_anthropic_events_with_fields_of_the_wrong_type() -> None:
+    """Anthropic events with an unhashable index, block type or delta type, or non-text text."""
+    damaged: list[list[Any]] = [
+        [{"type": "content_block_start", "index": [0], "content_block": {"type": "text"}}],
+        [{"type": "content_block_delta", "index": {"i": 0}, "delta": {"type": "text_delta"}}],
+        [{"type": "content_block_stop", "index": []}],
+        [{"type": "content_block_start", "index": 0, "content_block": {"type": ["text"]}}],
+        [
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": {"t": 1}}},
+        ],
+        [{"type": "message_start", "message": {"content": 1.5}}],
+        [{"type": "content_block_start", "index": 0, "content_block": {"type": "text",
+                                                                      "text": 1.5}}],
+        [{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking",
+                                                                      "thinking": 2}}],
+        [
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text",
+                                                                         "citations": 1.5}},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "citations_delta",
+                                                                  "citation": {}}},
+        ],
+    ]  # fmt: skip
+    for events in damaged:
+        stop = _run("anthropic", [_ANTHROPIC_START, *events, {"type": "message_stop"}])
+        assert isinstance(stop.reason, StopReason), events
