@@ -55,3 +55,23 @@ def test_anthropic_events_with_fields_of_the_wrong_type() -> None:
     for events in damaged:
         stop = _run("anthropic", [_ANTHROPIC_START, *events, {"type": "message_stop"}])
         assert isinstance(stop.reason, StopReason), events
+
+
+def test_cohere_events_with_an_index_of_the_wrong_type() -> None:
+    """Cohere content and tool-call events whose index is a list or an object are still read."""
+    events = [
+        {"type": "message-start", "id": "c1", "delta": {"message": {"role": "assistant"}}},
+        {"type": "content-start", "index": [0], "delta": {"message": {"content": {
+            "type": "text", "text": ""}}}},
+        {"type": "content-delta", "index": [0], "delta": {"message": {"content": {
+            "text": "Hi"}}}},
+        {"type": "tool-call-start", "index": {"i": 1}, "delta": {"message": {"tool_calls": {
+            "id": "t1", "type": "function", "function": {"name": "f", "arguments": "{}"}}}}},
+        {"type": "tool-call-delta", "index": {"i": 1}, "delta": {"message": {"tool_calls": {
+            "function": {"arguments": ""}}}}},
+        {"type": "tool-call-end", "index": {"i": 1}},
+        {"type": "message-end", "delta": {"finish_reason": "TOOL_CALL"}},
+    ]  # fmt: skip
+    stop = _run("cohere", events)
+    assert stop.text == "Hi"
+    assert [call.name for call in stop.tool_calls] == ["f"]

@@ -51,6 +51,16 @@ def _message(event: Any) -> Any:
     return field(field(event, "delta"), "message")
 
 
+# The key of events whose `index` cannot be one (a list, an object): they share one slot.
+_ODD_INDEX: Any = object()
+
+
+def _index(event: Any) -> Any:
+    """The index an event names, as a dict key (never an unhashable value)."""
+    index = field(event, "index")
+    return index if index is None or isinstance(index, int | str | float) else _ODD_INDEX
+
+
 class CohereStream:
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
@@ -80,13 +90,13 @@ class CohereStream:
         """Take one event (an SDK stream event or the parsed JSON `data:` object)."""
         kind = field(event, "type")
         if kind == "content-delta":
-            index = field(event, "index")
+            index = _index(event)
             if self._kinds.get(index, "text") == "text":
                 text = field(field(_message(event), "content"), "text")
                 if isinstance(text, str):
                     self._texts.setdefault(index, []).append(text)
         elif kind == "tool-call-delta":
-            call = self._calls.get(field(event, "index"))
+            call = self._calls.get(_index(event))
             piece = field(field(field(_message(event), "tool_calls"), "function"), "arguments")
             if call is not None and isinstance(piece, str):
                 call.fragments.append(piece)
@@ -95,7 +105,7 @@ class CohereStream:
             if isinstance(piece, str):
                 self._plan.append(piece)
         elif kind == "content-start":
-            index = field(event, "index")
+            index = _index(event)
             content = field(_message(event), "content")
             part = field(content, "type")
             self._kinds[index] = part if isinstance(part, str) else "text"
@@ -105,11 +115,11 @@ class CohereStream:
         elif kind == "tool-call-start":
             item = field(_message(event), "tool_calls")
             function = field(item, "function")
-            self._calls[field(event, "index")] = _Call(
+            self._calls[_index(event)] = _Call(
                 field(item, "id"), field(function, "name"), field(function, "arguments")
             )
         elif kind == "tool-call-end":
-            call = self._calls.get(field(event, "index"))
+            call = self._calls.get(_index(event))
             if call is not None:
                 call.ended = True
         elif kind == "citation-start":
