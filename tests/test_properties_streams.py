@@ -75,3 +75,15 @@ def test_cohere_events_with_an_index_of_the_wrong_type() -> None:
     stop = _run("cohere", events)
     assert stop.text == "Hi"
     assert [call.name for call in stop.tool_calls] == ["f"]
+
+
+def test_gemini_partial_args_string_value_of_the_wrong_type() -> None:
+    """A Vertex partialArgs piece whose stringValue is not a string does not raise TypeError."""
+    call = {"name": "f", "partialArgs": [{"jsonPath": "$.city", "stringValue": ["Par"]},
+                                         {"jsonPath": "$.city", "stringValue": "is"}]}  # fmt: skip
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": call}]},
+                             "finishReason": "STOP"}]}  # fmt: skip
+    for stop in (stopkit.normalize(chunk), _run("gemini", [chunk])):
+        assert isinstance(stop.reason, StopReason)
+        assert [(c.name, c.complete) for c in stop.tool_calls] == [("f", False)]
+        assert stop.runnable_tool_calls == ()

@@ -105,6 +105,8 @@ def assemble_partial_args(
         if not isinstance(path, str):
             return base, "a partialArgs piece has no jsonPath"
         is_string, value = _partial_value(partial)
+        if is_string and not isinstance(value, str):
+            return base, "a partialArgs piece has a stringValue that is not a string"
         if is_string:
             strings.setdefault(path, []).append(value)
             values.setdefault(path, None)
