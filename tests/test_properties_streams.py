@@ -87,3 +87,15 @@ def test_gemini_partial_args_string_value_of_the_wrong_type() -> None:
         assert isinstance(stop.reason, StopReason)
         assert [(c.name, c.complete) for c in stop.tool_calls] == [("f", False)]
         assert stop.runnable_tool_calls == ()
+
+
+def test_responses_item_type_of_the_wrong_type() -> None:
+    """A Responses output item whose `type` is a list, in a cut stream, does not raise."""
+    events = [
+        {"type": "response.created", "sequence_number": 0,
+         "response": {"id": "resp_1", "object": "response", "status": "in_progress"}},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+         "item": {"id": "fc_1", "type": ["function_call"], "call_id": "call_1", "name": "f"}},
+    ]  # fmt: skip
+    stop = _run("openai.responses", events)
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "stream_incomplete")

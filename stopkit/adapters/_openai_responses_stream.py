@@ -144,7 +144,7 @@ class ResponsesStream:
                 if slot.refusal:
                     content.append({"type": "refusal", "refusal": "".join(slot.refusal)})
                 items.append({"type": "message", "role": "assistant", "content": content})
-            elif kind in CLIENT_CALL_TYPES:
+            elif type(kind) is str and kind in CLIENT_CALL_TYPES:
                 item = dict(as_dict(slot.added))
                 if kind == "function_call":
                     item["arguments"] = "".join(slot.args)
