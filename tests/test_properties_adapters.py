@@ -529,3 +529,15 @@ def test_openai_chat_deeply_nested_filter_results_are_read_not_a_crash() -> None
     flat = {**reply, "choices": [{**reply["choices"][0], "content_filter_results": {  # type: ignore[index]
         "custom_blocklists": [{"filtered": True, "id": "b1"}]}}]}  # fmt: skip
     assert stopkit.normalize(flat).reason is StopReason.FILTERED
+
+
+def test_openai_chat_legacy_finish_details_type_of_the_wrong_type() -> None:
+    """A legacy finish_details whose type is a list does not raise TypeError (reply or chunk)."""
+    choice = {"index": 0, "message": {"role": "assistant", "content": "Hi"},
+              "finish_reason": None, "finish_details": {"type": ["stop"]}}  # fmt: skip
+    stop = stopkit.normalize({"object": "chat.completion", "choices": [choice]})
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "missing")
+    delta = {"index": 0, "delta": {"content": "Hi"}, "finish_reason": None,
+             "finish_details": {"type": {"t": 1}}}  # fmt: skip
+    chunk = {"object": "chat.completion.chunk", "choices": [delta]}
+    assert stopkit.normalize_stream([chunk]).reason is StopReason.UNKNOWN

@@ -297,7 +297,8 @@ def decide(
 
     # The table.
     if raw_reason is None or raw_reason == "":
-        mapped = FINISH_DETAILS_TYPE.get(finish_details_type) if finish_details_type else None
+        legacy = finish_details_type if type(finish_details_type) is str else None
+        mapped = FINISH_DETAILS_TYPE.get(legacy) if legacy else None
         if mapped is not None:
             raw_reason = finish_details_type
             notes.append(f"no finish_reason: legacy finish_details.type {raw_reason!r} read")
