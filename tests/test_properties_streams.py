@@ -7,10 +7,29 @@ accumulators read them as malformed data: the result is a `Stop`, never an excep
 
 from __future__ import annotations
 
+import copy
 from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import stopkit
 from stopkit import Stop, StopReason
+from tests._payloads import Case, load_cases
+from tests.test_properties_adapters import (
+    _SETTINGS,
+    ADAPTERS,
+    TRIED,
+    _hostile,
+    _parent,
+    _paths,
+    hostile_values,
+    json_values,
+)
+
+STREAM_CASES = {a: [c for c in load_cases() if c.is_stream and c.adapter == a] for a in ADAPTERS}
+_AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}
 
 
 def _run(adapter: str, events: list[Any]) -> Stop:
@@ -18,6 +37,63 @@ def _run(adapter: str, events: list[Any]) -> Stop:
     for event in events:
         accumulator.feed(event)
     return accumulator.result()
+
+
+@st.composite
+def damaged_events(draw: st.DrawFn, adapter: str) -> list[Any]:
+    """A recorded stream of `adapter`, with one to three of its events damaged."""
+    case: Case = draw(st.sampled_from(STREAM_CASES[adapter]))
+    events: list[Any] = copy.deepcopy(case.data["events"])
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, len(events) - 1))
+        paths = list(_paths(events[i]))
+        if not paths or draw(st.integers(0, 19)) == 0:
+            events[i] = draw(json_values)  # the whole event replaced
+            continue
+        path = draw(st.sampled_from(paths))
+        parent = _parent(events[i], path)
+        key = path[-1]
+        if isinstance(parent, list) and (not isinstance(key, int) or key >= len(parent)):
+            continue
+        if not isinstance(parent, dict | list):
+            continue
+        op = draw(st.sampled_from(("replace", "remove", "wrong_type", "hostile")))
+        if op == "remove":
+            if isinstance(parent, list):
+                del parent[key]
+            else:
+                parent.pop(key, None)
+        elif op == "replace":
+            parent[key] = draw(json_values)
+        elif op == "wrong_type":
+            old = parent[key] if isinstance(parent, list) or key in parent else None
+            parent[key] = draw(st.sampled_from([[old], {"value": old}, str(old)[:40], 1.5, None]))
+        else:
+            parent[key] = _hostile(draw(hostile_values))
+    return events
+
+
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_damaged_streams_never_raise(adapter: str) -> None:
+    """Recorded streams with damaged events give a Stop; no call runs outside a tool request."""
+    if adapter not in _AVAILABLE or not STREAM_CASES[adapter]:
+        pytest.skip(f"adapter {adapter} (or its stream cases) is not in this checkout")
+
+    @_SETTINGS
+    @given(damaged_events(adapter))
+    def run(events: list[Any]) -> None:
+        TRIED[f"{adapter} stream"] += 1
+        stop = _run(adapter, events)
+        assert isinstance(stop.reason, StopReason)
+        assert stop.provider == adapter
+        assert isinstance(stop.text, str)
+        for call in stop.tool_calls:
+            assert call.complete or isinstance(call.error, str), call
+        if stop.reason is not StopReason.TOOL_REQUEST:
+            assert stop.runnable_tool_calls == ()
+        assert _run(adapter, events).reason is stop.reason  # the same events, the same answer
+
+    run()
 
 
 # --- regressions: each input below raised TypeError before its fix ------------------------------
