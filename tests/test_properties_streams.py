@@ -175,3 +175,9 @@ def test_responses_item_type_of_the_wrong_type() -> None:
     ]  # fmt: skip
     stop = _run("openai.responses", events)
     assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "stream_incomplete")
+
+
+def test_stream_examples_tried_per_adapter() -> None:
+    """Report the damaged streams tried per adapter in this session (shown with `-s`)."""
+    tried = {name: n for name, n in sorted(TRIED.items()) if name.endswith(" stream")}
+    print("\ndamaged streams tried per adapter:", tried)
