@@ -1,0 +1,163 @@
+"""The hot path's shortcuts give exactly the answers of the plain code they replaced.
+
+`field()` reads pydantic models without `getattr`; `parse_arguments()` parses with pydantic-core
+before `json.loads`. Each is checked against the plain version.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from stopkit.adapters._common import field, parse_arguments
+
+
+class Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    kind: str = "message"
+    content: Any = None
+    _secret: str = PrivateAttr(default="hidden")
+
+    @property
+    def summary(self) -> str:
+        return f"{self.kind}:{self.content}"
+
+    def method(self) -> str:
+        return "called"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = "chunk"
+
+
+class Custom(BaseModel):
+    kind: str = "x"
+
+    def __getattr__(self, name: str) -> Any:
+        return f"computed {name}"
+
+
+NAMES = ("kind", "content", "summary", "_secret", "extra_field", "absent", "model_config",
+         "method", "__class__")
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        Loose(content=[1]),
+        Loose(content=None, extra_field="kept"),
+        Loose.model_construct(kind="raw"),
+        Strict(),
+        Custom(),
+    ],
+    ids=["loose", "loose-extra", "constructed", "strict", "custom-getattr"],
+)
+@pytest.mark.parametrize("name", NAMES)
+def test_field_matches_getattr_on_models(obj: BaseModel, name: str) -> None:
+    """For fields, extras, properties, private attributes, methods and absent names alike."""
+    sentinel = object()
+    for _ in range(2):  # the first call decides the way and caches it; the second uses the cache
+        got = field(obj, name, sentinel)
+        want = getattr(obj, name, sentinel)
+        if callable(want) and not isinstance(want, type):
+            assert callable(got)
+            assert got.__name__ == want.__name__
+        else:
+            assert got == want
+
+
+def test_field_same_class_different_extras() -> None:
+    """The cached way is per class: an extra present on one instance only is still found."""
+    assert field(Loose(), "extra_field", "d") == "d"
+    assert field(Loose(extra_field=3), "extra_field", "d") == 3
+    assert field(Loose(), "extra_field", "d") == "d"
+
+
+@pytest.mark.parametrize("obj", [None, "text", 3, 2.5, True, [1], (1,)])
+def test_field_on_scalars_gives_the_default(obj: Any) -> None:
+    """None, strings, numbers, lists and tuples have no fields."""
+    assert field(obj, "index", "d") == "d"
+
+
+def test_field_on_mappings() -> None:
+    """A dict and a dict subclass are read by key."""
+
+    class Sub(dict[str, int]):
+        pass
+
+    assert field({"a": 1}, "a") == 1
+    assert field(Sub(a=2), "a") == 2
+    assert field(Sub(), "a", "d") == "d"
+
+
+def _plain_parse(raw: str) -> tuple[dict[str, Any], str | None, bool, str | None]:
+    """parse_arguments for a string as it was written before the fast path (json.loads)."""
+    if raw.strip() == "":
+        return {}, raw, True, None
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return {}, raw, False, f"arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return {}, raw, False, f"arguments are a JSON {type(value).__name__}, not an object"
+    return value, raw, True, None
+
+
+def _same(got: Any, want: Any) -> bool:
+    """Equal, with NaN equal to NaN and int/float kept apart (1 is not 1.0 here)."""
+    if isinstance(want, float) and want != want:
+        return isinstance(got, float) and got != got
+    if type(got) is not type(want):
+        return False
+    if isinstance(want, dict):
+        return list(got) == list(want) and all(_same(got[k], want[k]) for k in want)
+    if isinstance(want, list):
+        return len(got) == len(want) and all(map(_same, got, want))
+    return bool(got == want)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+_EDGES = [
+    "", "   ", "\n", "{}", "[]", "null", "1", '"x"', '{"a": NaN}', '{"a": Infinity}',
+    '{"a": 1e400}', '{"a": "\\ud800"}', '{"a": "x\ty"}', '{"a": 1, "a": 2}',
+    '{"a": 123456789012345678901234567890}', ' {"a": 1} ', '{"a": 1} x', '{"a": 01}',
+    '{"a": 1.0000000000000002}', '{"a": -0}', '{"a": -0.0}', '{"é": "\\u00e9"}',
+    "[" * 300 + "]" * 300, '{"a":' * 300 + "1" + "}" * 300, "{'a': 1}", '{"a": 1,}',
+]
+
+
+@pytest.mark.parametrize("text", _EDGES)
+def test_parse_arguments_matches_json_loads_on_edges(text: str) -> None:
+    """NaN, big numbers, lone surrogates, control characters, deep nesting, trailing data."""
+    got, want = parse_arguments(text), _plain_parse(text)
+    assert got[1:] == want[1:]
+    assert _same(got[0], want[0])
+
+
+@given(value=_JSON, spaced=st.booleans())
+def test_parse_arguments_matches_json_loads(value: Any, spaced: bool) -> None:
+    """Any JSON text (objects or not) parses to what json.loads gives, the same verdict too."""
+    text = json.dumps(value, indent=1 if spaced else None)
+    got, want = parse_arguments(text), _plain_parse(text)
+    assert got[1:] == want[1:]
+    assert _same(got[0], want[0])
+
+
+@given(text=st.text(max_size=40))
+def test_parse_arguments_matches_json_loads_on_any_text(text: str) -> None:
+    """Arbitrary text (mostly invalid JSON) gets json.loads' verdict and error words."""
+    got, want = parse_arguments(text), _plain_parse(text)
+    assert got[1:] == want[1:]
+    assert _same(got[0], want[0])
