@@ -16,6 +16,7 @@ from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import (
     AdapterNotFound,
     FilteredReply,
+    ModelCallError,
     NoRecording,
     PausedReply,
     StopkitError,
@@ -49,6 +50,7 @@ from stopkit._outcome import (
     Escalation,
     LoopEnded,
     LoopEvent,
+    ModelCallFailed,
     ModelReplied,
     Outcome,
     Termination,
@@ -63,6 +65,7 @@ from stopkit._registry import (
     registered_adapters,
     unregister_adapter,
 )
+from stopkit._retry import RetryPolicy
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit._stream import anormalize_stream, normalize_stream
 from stopkit._wrap import wrap
@@ -89,6 +92,8 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "LoopEnded",
     "LoopEvent",
     "LoopSettings",
+    "ModelCallError",
+    "ModelCallFailed",
     "ModelReplied",
     "NoRecording",
     "Outcome",
@@ -96,6 +101,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "RecordingTransport",
     "ReplayTransport",
     "Retry",
+    "RetryPolicy",
     "Stop",
     "StopReason",
     "StopReasonError",

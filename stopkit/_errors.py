@@ -5,6 +5,7 @@ StopkitError
 ├── UnsupportedReply        normalize() got something that is not a reply it can read
 ├── AdapterNotFound         an adapter name that is not registered
 ├── NoRecording             ReplayTransport has no recorded exchange for a request
+├── ModelCallError          the loop's call_model raised (carries .outcome, the cause chained)
 └── StopReasonError         a reply whose Stop the caller asked to raise on (carries .stop)
     ├── TruncatedReply      output_limit
     ├── FilteredReply       filtered
@@ -16,13 +17,17 @@ StopkitError
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stopkit._stop import Stop, StopReason
+
+if TYPE_CHECKING:
+    from stopkit._outcome import Outcome
 
 __all__ = [
     "AdapterNotFound",
     "FilteredReply",
+    "ModelCallError",
     "NoRecording",
     "PausedReply",
     "StopReasonError",
@@ -62,6 +67,35 @@ class AdapterNotFound(StopkitError, LookupError):
 
 class NoRecording(StopkitError, LookupError):
     """`ReplayTransport` has no recorded exchange to answer a request; the message names it."""
+
+
+class ModelCallError(StopkitError):
+    """A loop's `call_model` raised, and no retry was left: the run so far is on `outcome`.
+
+    The exception `call_model` raised is `__cause__`. `outcome.messages` is the transcript up
+    to the failed call (consistent: every tool call in it has its result), `outcome.tool_runs`
+    the tools already run, `outcome.termination` is `model_error`.
+
+    Example:
+        >>> try:  # doctest: +SKIP
+        ...     outcome = stopkit.run_loop(call_model, messages, tools=tools)
+        ... except stopkit.ModelCallError as exc:
+        ...     save(exc.outcome.messages)  # resume later from here
+    """
+
+    def __init__(self, outcome: Outcome, attempts: int, why: str = "") -> None:
+        self.outcome = outcome
+        self.attempts = attempts
+        cause = f" ({why})" if why else ""
+        super().__init__(
+            f"the model call of turn {outcome.turns} failed after {attempts} attempt"
+            f"{'s' if attempts != 1 else ''}{cause}; the run so far is on .outcome"
+        )
+
+    @property
+    def messages(self) -> list[Any]:
+        """The transcript up to the failed call (`outcome.messages`)."""
+        return self.outcome.messages
 
 
 class StopReasonError(StopkitError):

@@ -8,6 +8,7 @@ run the handlers it asks for.
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
@@ -15,7 +16,8 @@ from stopkit._adapter import Adapter
 from stopkit._handlers import DEFAULT_HANDLERS, Handler, check_handlers
 from stopkit._outcome import Escalation, LoopEvent, Outcome
 from stopkit._registry import get_adapter
-from stopkit._run import _CALL, SYNTHESIZE_PROMPT, _drive, _Run, log_escalation
+from stopkit._retry import RetryPolicy
+from stopkit._run import _CALL, _SLEEP, SYNTHESIZE_PROMPT, _drive, _Run, log_escalation
 from stopkit._tools import ToolRunner, is_async_callable
 
 __all__ = ["SYNTHESIZE_PROMPT", "Loop", "LoopSettings", "arun_loop", "run_loop"]
@@ -40,6 +42,9 @@ class LoopSettings(TypedDict, total=False):
     synthesize_on_empty_final: bool
     on_event: Callable[[LoopEvent], Any] | None
     on_escalate: Callable[[Escalation], Any] | None
+    retry: RetryPolicy | None
+    max_argument_bytes: int
+    max_argument_depth: int
 
 
 class Loop:
@@ -76,6 +81,20 @@ class Loop:
             asking the model to sum up, and use its text.
         on_event: Receives every `LoopEvent`.
         on_escalate: Receives every `Escalation` (default: log it at WARNING).
+        retry: A `RetryPolicy` for model calls that raise (default None: no retry). When a
+            call fails and no retry is left, the run raises `ModelCallError`, its `outcome`
+            holding the transcript and tool runs so far and the exception as `__cause__`.
+        max_argument_bytes: The largest tool-call arguments (bytes of JSON) passed to a tool;
+            larger ones get an error result instead (default 1 MB).
+        max_argument_depth: The deepest nesting of tool-call arguments passed to a tool (the
+            arguments object is level 1); deeper ones get an error result (default 64).
+
+    Cancellation: cancelling the task of `arun` cancels the tools it is running (an async tool
+    at its next `await`; a sync tool already running in its worker thread cannot be stopped:
+    it finishes in the background, its result dropped) and re-raises `CancelledError`. The
+    messages passed in are never changed; the run's transcript, in which every call the model
+    made has its result or a `cancelled` error result, is on the `outcome` of the last
+    `LoopEnded` event `on_event` receives (termination `cancelled`).
 
     Example:
         >>> loop = stopkit.Loop(call_model, tools={"add": add}, max_turns=20)  # doctest: +SKIP
@@ -103,6 +122,9 @@ class Loop:
         synthesize_on_empty_final: bool = False,
         on_event: Callable[[LoopEvent], Any] | None = None,
         on_escalate: Callable[[Escalation], Any] | None = None,
+        retry: RetryPolicy | None = None,
+        max_argument_bytes: int = 1_000_000,
+        max_argument_depth: int = 64,
     ) -> None:
         if not callable(call_model):
             raise TypeError(f"call_model must be callable, not {call_model!r}")
@@ -111,9 +133,13 @@ class Loop:
             ("max_pauses", max_pauses, 0),
             ("loop_threshold", loop_threshold, 1),
             ("loop_window", loop_window, 1),
+            ("max_argument_bytes", max_argument_bytes, 2),
+            ("max_argument_depth", max_argument_depth, 1),
         ):
             if value < least:
                 raise ValueError(f"{setting} must be at least {least}, not {value!r}")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {retry!r}")
         tools = {} if tools is None else tools
         for name, tool in tools.items():
             if type(name) is not str or not callable(tool):
@@ -135,7 +161,10 @@ class Loop:
         self.synthesize_on_empty_final = synthesize_on_empty_final
         self.on_event = on_event
         self.on_escalate = on_escalate if on_escalate is not None else log_escalation
-        self.runner = ToolRunner(tools)
+        self.retry = retry
+        self.max_argument_bytes = max_argument_bytes
+        self.max_argument_depth = max_argument_depth
+        self.runner = ToolRunner(tools, max_argument_bytes, max_argument_depth)
 
     def run(self, messages: Sequence[Any]) -> Outcome:
         """Drive the conversation to its end with a sync `call_model`; tools run one by one."""
@@ -144,15 +173,23 @@ class Loop:
         steps = _drive(_Run(self, messages, is_async=False))
         value: Any = None
         try:
+            request = steps.send(None)
             while True:
-                request = steps.send(value)
-                if request[0] == _CALL:
-                    value = self.call_model(request[2], **request[1])
+                kind = request[0]
+                if kind == _CALL:
+                    try:
+                        value = self.call_model(request[2], **request[1])
+                    except Exception as exc:  # the run decides: retry, or ModelCallError
+                        request = steps.throw(exc)
+                        continue
                     if inspect.isawaitable(value):
                         _discard(value)
                         raise TypeError(
                             "call_model returned an awaitable: use `await stopkit.arun_loop(...)`"
                         )
+                elif kind == _SLEEP:
+                    time.sleep(request[1])
+                    value = None
                 else:
                     value = request[1](request[2])
                     if inspect.isawaitable(value):
@@ -160,6 +197,7 @@ class Loop:
                         raise TypeError(
                             f"the handler {request[1]!r} is async: use `await stopkit.arun_loop()`"
                         )
+                request = steps.send(value)
         except StopIteration as done:
             outcome: Outcome = done.value
             return outcome
@@ -169,22 +207,40 @@ class Loop:
     async def arun(self, messages: Sequence[Any]) -> Outcome:
         """Drive the conversation to its end; `call_model`, handlers and tools may be async.
 
-        The tool calls of one turn run concurrently (sync tools in worker threads).
+        The tool calls of one turn run concurrently (sync tools in worker threads). On
+        cancellation see the class docstring: the transcript is on the `LoopEnded` event.
         """
-        steps = _drive(_Run(self, messages, is_async=True))
+        import asyncio  # here, not at module level: `import stopkit` stays light
+
+        run = _Run(self, messages, is_async=True)
+        steps = _drive(run)
         value: Any = None
         try:
+            request = steps.send(None)
             while True:
-                request = steps.send(value)
-                if request[0] == _CALL:
-                    value = self.call_model(request[2], **request[1])
+                kind = request[0]
+                if kind == _CALL:
+                    try:
+                        value = self.call_model(request[2], **request[1])
+                        if inspect.isawaitable(value):
+                            value = await value
+                    except Exception as exc:  # the run decides: retry, or ModelCallError
+                        request = steps.throw(exc)
+                        continue
+                elif kind == _SLEEP:
+                    await asyncio.sleep(request[1])
+                    value = None
                 else:
                     value = request[1](request[2])
-                if inspect.isawaitable(value):
-                    value = await value
+                    if inspect.isawaitable(value):
+                        value = await value
+                request = steps.send(value)
         except StopIteration as done:
             outcome: Outcome = done.value
             return outcome
+        except asyncio.CancelledError:
+            run.cancelled()
+            raise
         finally:
             steps.close()
 
@@ -211,7 +267,12 @@ def run_loop(
             `overrides`, `max_turns` (100), `deadline` (seconds), `tool_timeout` (seconds),
             `max_pauses` (10), `max_tokens`, `max_tokens_cap` (32768), `compact`,
             `loop_threshold` (3), `loop_window` (10), `synthesize_on_empty_final`, `on_event`,
-            `on_escalate`.
+            `on_escalate`, `retry` (a `RetryPolicy`; default none), `max_argument_bytes`
+            (1 MB), `max_argument_depth` (64).
+
+    Raises:
+        ModelCallError: `call_model` raised and no retry was left; the run so far is on its
+            `outcome`, the exception is its `__cause__`.
 
     Returns:
         The `Outcome`: text, termination, last stop, turns, transcript, escalation, tool runs.

@@ -7,7 +7,7 @@ next to nothing; nothing here is serialized by pydantic.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -18,6 +18,7 @@ __all__ = [
     "Escalation",
     "LoopEnded",
     "LoopEvent",
+    "ModelCallFailed",
     "ModelReplied",
     "Outcome",
     "Termination",
@@ -31,7 +32,9 @@ __all__ = [
 class Termination(StrEnum):
     """Which path ended a loop run: a closed set whose values are stable, serialized API.
 
-    The first six follow the last reply's `StopReason`; the last four are the safety nets.
+    The first five follow the last reply's `StopReason`; the next four are the safety nets;
+    the last two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
+    and `cancelled` (only on the `LoopEnded` event of a cancelled `arun_loop`).
 
     Example:
         >>> Termination("max_turns") is Termination.MAX_TURNS
@@ -56,6 +59,10 @@ class Termination(StrEnum):
     """The model asked for the same tool with the same arguments too often."""
     PAUSE_LIMIT = "pause_limit"
     """The provider paused the turn more often than `max_pauses`."""
+    MODEL_ERROR = "model_error"
+    """`call_model` raised and no retry was left (the outcome of a `ModelCallError`)."""
+    CANCELLED = "cancelled"
+    """The `arun_loop` task was cancelled (the outcome on its `LoopEnded` event)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +142,17 @@ class ModelReplied:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelCallFailed:
+    """`call_model` raised; `retry_in` is the backoff before the next attempt (None: none left)."""
+
+    turn: int
+    error: BaseException
+    attempt: int
+    """Which attempt of this call failed (1 for the first)."""
+    retry_in: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCalled:
     """A tool call is about to run (or be answered with an error when it cannot run)."""
 
@@ -171,7 +189,11 @@ class LoopEnded:
     """How many tool calls were handled in the whole run."""
     text_empty: bool
     """Whether the final text is empty."""
+    outcome: Outcome | None = field(default=None, compare=False, repr=False)
+    """The run's `Outcome`: the only place a cancelled run's transcript is reported."""
 
 
-LoopEvent = TurnStarted | ModelReplied | ToolCalled | ToolReturned | Escalated | LoopEnded
+LoopEvent = (
+    TurnStarted | ModelReplied | ModelCallFailed | ToolCalled | ToolReturned | Escalated | LoopEnded
+)
 """Every event `on_event` can receive."""

@@ -1,10 +1,11 @@
 """The engine of a loop run: its state (`_Run`) and its steps (`_drive`).
 
 `_drive` is a generator holding the whole logic of a run. It yields what it needs done, a model
-call `(_CALL, overrides, messages)` or a handler run `(_HANDLE, handler, ctx)`, and gets the
-result sent back; `Loop.run` and `Loop.arun` (in `_loop.py`) are the thin sync and async shells
-that do it. So the two entry points cannot drift apart, and a turn costs a few generator steps,
-not a copy of the transcript.
+call `(_CALL, overrides, messages)`, a handler run `(_HANDLE, handler, ctx)` or a backoff wait
+`(_SLEEP, seconds)`, and gets the result sent back (a model call's exception is thrown back in);
+`Loop.run` and `Loop.arun` (in `_loop.py`) are the thin sync and async shells that do it. So the
+two entry points cannot drift apart, and a turn costs a few generator steps, not a copy of the
+transcript.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter, deque
 from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from stopkit._errors import ModelCallError
 from stopkit._handlers import (
     Continue,
     Escalate,
@@ -31,6 +33,7 @@ from stopkit._outcome import (
     Escalated,
     Escalation,
     LoopEnded,
+    ModelCallFailed,
     ModelReplied,
     Outcome,
     Termination,
@@ -40,12 +43,12 @@ from stopkit._outcome import (
     TurnStarted,
 )
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit._tools import error_result
+from stopkit._tools import CANCELLED, _describe, _size_of, error_result
 
 if TYPE_CHECKING:
     from stopkit._loop import Loop
 
-__all__ = ["SYNTHESIZE_PROMPT", "Request", "log_escalation"]
+__all__ = ["CANCEL_GRACE", "SYNTHESIZE_PROMPT", "Request", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -79,8 +82,12 @@ _SYNTHESIZE_AFTER = frozenset(
     }
 )
 
+#: Seconds a cancelled run waits for its cancelled async tools to unwind before re-raising.
+CANCEL_GRACE = 1.0
+
 _CALL = 0
 _HANDLE = 1
+_SLEEP = 2
 
 
 Request = tuple[Any, ...]
@@ -98,12 +105,20 @@ def log_escalation(escalation: Escalation) -> None:
     )
 
 
-def _call_key(call: ToolCall) -> tuple[str, str]:
-    try:
-        arguments = json.dumps(call.arguments, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        arguments = repr(call.arguments)
-    return call.name, arguments
+def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]:
+    """Return what makes two calls the same for loop detection: name and arguments as JSON.
+
+    The arguments are model-made, of any shape: only a structure within the loop's argument
+    bounds is serialized (a cycle, or one list shared 2**60 times, must not hang the run).
+    """
+    raw = call.arguments_json
+    size, depth = _size_of(call.arguments, max_bytes, max_depth)
+    if size <= max_bytes and depth <= max_depth:
+        try:
+            return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
+        except Exception:  # a str() that raises, a key that is no str
+            pass
+    return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
 class _Run:
@@ -127,6 +142,9 @@ class _Run:
         self.escalation: Escalation | None = None
         self.emit = loop.on_event
         self.deadline_at = None if loop.deadline is None else time.monotonic() + loop.deadline
+        # For a cancelled run: the tool request being handled, and the calls running right now.
+        self.pending: Stop | None = None
+        self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
 
     # --- bounds -----------------------------------------------------------------------------
 
@@ -139,7 +157,8 @@ class _Run:
 
     def loop_detected(self, stop: Stop) -> bool:
         """Say whether running this reply's calls repeats one too often; else record them."""
-        keys = [_call_key(call) for call in stop.runnable_tool_calls]
+        bounds = (self.loop.max_argument_bytes, self.loop.max_argument_depth)
+        keys = [_call_key(call, *bounds) for call in stop.runnable_tool_calls]
         if not keys:
             return False
         window = [*self.history, *keys][-self.loop.loop_window :]
@@ -184,24 +203,117 @@ class _Run:
         return results
 
     async def arun_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        import asyncio  # here, not at module level: `import stopkit` stays light
+
         runner = self.loop.runner
         timeout = self.tool_timeout()
+        slots: list[ToolRun | None] = [None] * len(calls)
+        self.inflight = (calls, slots)
 
-        async def one(call: ToolCall) -> ToolRun:
+        async def one(index: int, call: ToolCall) -> None:
             result = self._skip(call, timeout)
             seconds = 0.0
             if result is None:
                 result, seconds = await runner.arun(call, timeout)
-            return self._returned(call, result, seconds)
+            slots[index] = self._returned(call, result, seconds)
 
         if len(calls) == 1:
-            runs = [await one(calls[0])]
-        else:
-            import asyncio  # here, not at module level: `import stopkit` stays light
-
-            runs = await asyncio.gather(*(one(call) for call in calls))
+            await one(0, calls[0])
+        elif calls:
+            tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
+            try:
+                await asyncio.gather(*tasks)
+            except asyncio.CancelledError:
+                # gather has cancelled the tools still running: let them unwind (bounded, as a
+                # tool may ignore its cancellation), so their finally blocks run before we report.
+                await asyncio.wait(tasks, timeout=CANCEL_GRACE)
+                raise
+        self.inflight = None
+        runs = [run for run in slots if run is not None]
         self.runs.extend(runs)  # in call order; the events came in completion order
         return [run.result for run in runs]
+
+    def cancelled(self) -> None:
+        """Close the run after its `arun` task was cancelled; report it on `LoopEnded`.
+
+        Every call of the tool request being handled gets a result: its own when it finished,
+        else a `cancelled` error result; the reply and those results join the transcript, so
+        the transcript stays one the provider accepts.
+        """
+        if self.inflight is not None:
+            calls, slots = self.inflight
+            self.inflight = None
+            for call, run in zip(calls, slots, strict=True):
+                if run is None:
+                    run = self._returned(call, error_result(call, CANCELLED), 0.0)
+                self.runs.append(run)
+        stop, self.pending = self.pending, None
+        if stop is not None and self.adapter is not None and stop.tool_calls:
+            done: dict[str, list[ToolResult]] = {}
+            for run in self.runs:
+                if run.turn == self.turn:
+                    done.setdefault(run.call.id, []).append(run.result)
+            results: list[ToolResult] = []
+            for call in stop.tool_calls:
+                mine = done.get(call.id)
+                if mine:
+                    results.append(mine.pop(0))
+                    continue
+                result = error_result(call, CANCELLED)
+                self.runs.append(self._returned(call, result, 0.0))
+                results.append(result)
+            self.transcript.extend(_as_list(self.adapter.assistant_message(stop)))
+            self.transcript.extend(self.adapter.tool_results(stop, results))
+        self.finish(Termination.CANCELLED)
+
+    # --- model calls ------------------------------------------------------------------------
+
+    def call_model(
+        self, overrides: dict[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Stop]:
+        """Make one model call (retrying under the loop's policy); return the reply's `Stop`.
+
+        Raises `ModelCallError` when the call failed and no retry is left.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                reply = yield (_CALL, overrides, messages)
+            except Exception as exc:  # thrown in by the shell: what call_model raised
+                delay, why = self.retry_delay(exc, attempt)
+                if self.emit is not None:
+                    self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
+                if delay is None:
+                    self.pending = None
+                    outcome = self.finish(Termination.MODEL_ERROR)
+                    raise ModelCallError(outcome, attempt, why) from exc
+                logger.warning(
+                    "stopkit: the model call of turn %d failed (attempt %d: %s); "
+                    "retrying in %.2f s",
+                    self.turn,
+                    attempt,
+                    clip(_describe(exc)),
+                    delay,
+                )
+                yield (_SLEEP, delay)
+                continue
+            return self.normalize(reply)
+
+    def retry_delay(self, exc: Exception, attempt: int) -> tuple[float | None, str]:
+        """Return the wait before retrying after failed try `attempt` (None: give up), and why."""
+        name = type(exc).__name__
+        policy = self.loop.retry
+        if policy is None:
+            return None, f"{name}; no retry policy"
+        delay = policy.delay(exc, attempt)
+        if delay is None:
+            if attempt >= policy.attempts:
+                return None, f"{name}; all {policy.attempts} attempts used"
+            return None, f"{name}; not retried by the policy"
+        if self.deadline_at is not None and time.monotonic() + delay >= self.deadline_at:
+            return None, f"{name}; the deadline leaves no time to retry"
+        return delay, ""
 
     # --- ending -----------------------------------------------------------------------------
 
@@ -221,6 +333,23 @@ class _Run:
         if self.emit is not None:
             self.emit(Escalated(self.turn, escalation))
         return escalation
+
+    def finish(self, termination: Termination, text: str | None = None) -> Outcome:
+        """Return the outcome as it stands (no summing-up call), and report `LoopEnded`."""
+        if text is None:
+            text = self.last_stop.text if self.last_stop is not None else ""
+        outcome = Outcome(
+            text,
+            termination,
+            self.last_stop,
+            self.turn,
+            self.transcript,
+            self.escalation,
+            tuple(self.runs),
+        )
+        if self.emit is not None:
+            self.emit(LoopEnded(termination, self.turn, len(self.runs), text == "", outcome))
+        return outcome
 
     def end(
         self, termination: Termination, text: str | None = None
@@ -242,17 +371,7 @@ class _Run:
                 self.turn,
                 len(self.runs),
             )
-        if self.emit is not None:
-            self.emit(LoopEnded(termination, self.turn, len(self.runs), text == ""))
-        return Outcome(
-            text,
-            termination,
-            self.last_stop,
-            self.turn,
-            self.transcript,
-            self.escalation,
-            tuple(self.runs),
-        )
+        return self.finish(termination, text)
 
     def synthesize(self) -> Generator[Request, Any, str]:
         """Make the one extra, tool-less call asking the model to sum up; return its text."""
@@ -263,7 +382,7 @@ class _Run:
         self.turn += 1
         if self.emit is not None:
             self.emit(TurnStarted(self.turn, overrides))
-        stop = self.normalize((yield (_CALL, overrides, messages)))
+        stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
@@ -288,7 +407,7 @@ def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
         overrides = run.next_overrides
         if run.emit is not None:
             run.emit(TurnStarted(run.turn, overrides))
-        stop = run.normalize((yield (_CALL, overrides, transcript)))
+        stop = yield from run.call_model(overrides, transcript)
         run.last_stop = stop
         if run.emit is not None:
             run.emit(ModelReplied(run.turn, stop))
@@ -319,7 +438,10 @@ def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
             run.is_async,
             run,
         )
+        if reason is StopReason.TOOL_REQUEST:
+            run.pending = stop
         action = yield (_HANDLE, handlers[reason], ctx)
+        run.pending = None
         kind = type(action)
         if kind is Continue:
             if action.replace:

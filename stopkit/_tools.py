@@ -1,7 +1,11 @@
 """Running one tool call: sync or async tools, timeouts, and failures turned into error results.
 
-What the model sees for a failure is one line (the exception's type and message, never a
-traceback). A tool is looked up by name in the mapping the caller gave, and nowhere else.
+A tool call's name and arguments are written by the model: untrusted. The name is looked up in
+the mapping the caller gave (a `Mapping` lookup, never an attribute of any object); the
+arguments are passed as keywords, never evaluated, and refused when they are over the loop's
+size or nesting bound. What the model sees for a failure is one line: the exception's type and
+its message (never a traceback, never the chained causes), clipped to `MAX_ERROR_CHARS`. The
+message is whatever the tool raised: a tool must not put credentials in its exception messages.
 """
 
 from __future__ import annotations
@@ -13,12 +17,24 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult
 
-__all__ = ["ToolRunner", "error_result", "is_async_callable", "tool_content"]
+__all__ = [
+    "CANCELLED",
+    "ToolRunner",
+    "argument_problem",
+    "error_result",
+    "is_async_callable",
+    "tool_content",
+]
 
 #: Longest error text sent back to the model: an exception message can be a whole HTTP body.
 MAX_ERROR_CHARS = 2000
+#: Longest rendering of a tool name the model made up, in the error result it gets back.
+MAX_NAME_CHARS = 100
+#: The result of a call the run was cancelled before it finished (or started).
+CANCELLED = "cancelled: the run was cancelled before this call finished"
 
 Tool = Callable[..., Any]
 
@@ -34,8 +50,12 @@ def tool_content(value: Any) -> str:
         return value
     try:
         return json.dumps(value, default=str, ensure_ascii=False)
-    except (TypeError, ValueError):  # a circular structure: its str() is the best left
+    except Exception:  # circular, too deep, or a str() that raises: the best left is str()
+        pass
+    try:
         return str(value)
+    except Exception:
+        return f"<a {type(value).__name__} that cannot be shown>"
 
 
 def error_result(call: ToolCall, message: str) -> ToolResult:
@@ -58,8 +78,83 @@ def _timed_out(call: ToolCall, timeout: float | None) -> ToolResult:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    """Return `Type: message` for an exception: what the model is sent, never a traceback."""
+    name = type(exc).__name__
+    try:
+        text = str(exc)
+    except Exception:  # a broken __str__ must not break the run
+        text = "<its message cannot be shown>"
+    if len(text) > MAX_ERROR_CHARS:
+        text = text[:MAX_ERROR_CHARS]
+    return f"{name}: {text}" if text else name
+
+
+def _size_of(value: Any, budget: int, max_depth: int) -> tuple[int, int]:
+    """Walk `value` as JSON would, stopping once over `budget` bytes or `max_depth` levels.
+
+    Returns `(size, depth)`: the JSON size in bytes (approximate for non-JSON values, and only
+    counted up to just past `budget`) and the deepest nesting seen (up to `max_depth + 1`).
+    Iterative and bounded: a cycle or a structure sharing one list many times cannot make it
+    recurse or hang.
+    """
+    size = 0
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth > deepest:
+                deepest = depth
+                if depth > max_depth:
+                    break
+            size += 2
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    size += (len(key) if isinstance(key, str) else 8) + 4
+                    stack.append((child, depth + 1))
+            else:
+                for child in item:
+                    size += 1
+                    stack.append((child, depth + 1))
+        elif isinstance(item, str):
+            size += (len(item) if item.isascii() else len(item.encode("utf-8", "replace"))) + 2
+        elif isinstance(item, int) and not isinstance(item, bool):
+            size += item.bit_length() // 3 + 2
+        else:
+            size += 8
+        if size > budget:
+            break
+    return size, deepest
+
+
+def argument_problem(call: ToolCall, max_bytes: int, max_depth: int) -> str | None:
+    """Say why `call`'s arguments must not be passed to a tool, or None when they may.
+
+    The size is that of `arguments_json` (UTF-8 bytes) when the provider sent a string, else of
+    the arguments serialized as JSON, measured by a bounded walk; the depth counts the
+    arguments object as level 1.
+
+    Example:
+        >>> argument_problem(ToolCall(id="1", name="f", arguments={"a": [[1]]}), 100, 2)
+        'not run: the arguments are nested deeper than 2 levels'
+    """
+    arguments: Any = call.arguments
+    if not isinstance(arguments, dict):
+        return f"not run: the arguments are a {type(arguments).__name__}, not an object"
+    raw = call.arguments_json
+    size = -1
+    if type(raw) is str:
+        size = len(raw)
+        if size <= max_bytes < size * 4:  # only non-ASCII text can take more bytes than chars
+            size = len(raw.encode("utf-8", "replace"))
+    walked, depth = _size_of(arguments, max_bytes, max_depth)
+    if size < 0:
+        size = walked
+    if size > max_bytes:
+        return f"not run: the arguments are over {max_bytes} bytes of JSON"
+    if depth > max_depth:
+        return f"not run: the arguments are nested deeper than {max_depth} levels"
+    return None
 
 
 def is_async_callable(fn: Any) -> bool:
@@ -122,8 +217,15 @@ def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
 class ToolRunner:
     """Runs the tool calls of a loop: looks tools up by name, and never lets one raise."""
 
-    def __init__(self, tools: Mapping[str, Tool]) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        max_argument_bytes: int = 1_000_000,
+        max_argument_depth: int = 64,
+    ) -> None:
         self.tools = tools
+        self.max_argument_bytes = max_argument_bytes
+        self.max_argument_depth = max_argument_depth
         self._async: dict[str, bool] = {}
 
     def _lookup(self, call: ToolCall) -> tuple[Tool | None, ToolResult | None]:
@@ -132,12 +234,17 @@ class ToolRunner:
             return None, error_result(
                 call, f"not run: this call was cut off or its arguments were unparseable{why}"
             )
+        # The caller's mapping, and only it: never getattr() on an object by a model's name.
         tool = self.tools.get(call.name) if type(call.name) is str else None
         if tool is None:
             known = ", ".join(sorted(self.tools)) or "none"
             return None, error_result(
-                call, f"unknown tool {call.name!r}; the available tools are: {known}"
+                call,
+                f"unknown tool {clip(call.name, MAX_NAME_CHARS)}; the available tools are: {known}",
             )
+        problem = argument_problem(call, self.max_argument_bytes, self.max_argument_depth)
+        if problem is not None:
+            return None, error_result(call, problem)
         return tool, None
 
     def is_async(self, name: str, tool: Tool) -> bool:

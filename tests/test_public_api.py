@@ -25,6 +25,8 @@ def test_all_is_pinned_and_sorted() -> None:
         "arun_loop", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
         "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
         "run_loop", "run_tool_calls",
+        # the loop's failure handling
+        "ModelCallError", "ModelCallFailed", "RetryPolicy",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)
