@@ -8,6 +8,7 @@ run the handlers it asks for.
 from __future__ import annotations
 
 import inspect
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict, Unpack
@@ -21,6 +22,8 @@ from stopkit._run import _CALL, _SLEEP, SYNTHESIZE_PROMPT, _drive, _Run, log_esc
 from stopkit._tools import ToolRunner, is_async_callable
 
 __all__ = ["SYNTHESIZE_PROMPT", "Loop", "LoopSettings", "arun_loop", "run_loop"]
+
+logger = logging.getLogger("stopkit.loop")
 
 
 class LoopSettings(TypedDict, total=False):
@@ -239,7 +242,10 @@ class Loop:
             outcome: Outcome = done.value
             return outcome
         except asyncio.CancelledError:
-            run.cancelled()
+            try:
+                run.cancelled()
+            except Exception:  # an on_event that raises must not turn a cancellation into it
+                logger.exception("stopkit: reporting a cancelled run failed")
             raise
         finally:
             steps.close()

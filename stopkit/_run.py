@@ -37,18 +37,17 @@ from stopkit._outcome import (
     ModelReplied,
     Outcome,
     Termination,
-    ToolCalled,
-    ToolReturned,
     ToolRun,
     TurnStarted,
 )
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit._tools import CANCELLED, _describe, _size_of, error_result
+from stopkit._run_tools import ToolTurns
+from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._tools import _describe, _size_of
 
 if TYPE_CHECKING:
     from stopkit._loop import Loop
 
-__all__ = ["CANCEL_GRACE", "SYNTHESIZE_PROMPT", "Request", "log_escalation"]
+__all__ = ["SYNTHESIZE_PROMPT", "Request", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -81,9 +80,6 @@ _SYNTHESIZE_AFTER = frozenset(
         Termination.PAUSE_LIMIT,
     }
 )
-
-#: Seconds a cancelled run waits for its cancelled async tools to unwind before re-raising.
-CANCEL_GRACE = 1.0
 
 _CALL = 0
 _HANDLE = 1
@@ -121,7 +117,7 @@ def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]
     return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
-class _Run:
+class _Run(ToolTurns):
     """The state of one run; `_drive` steps it, the context's tool methods feed it."""
 
     def __init__(self, loop: Loop, messages: Sequence[Any], *, is_async: bool) -> None:
@@ -168,102 +164,14 @@ class _Run:
         self.history.extend(keys)
         return False
 
-    def tool_timeout(self) -> float | None:
-        timeout = self.loop.tool_timeout
-        if self.deadline_at is not None:
-            left = self.deadline_at - time.monotonic()
-            timeout = left if timeout is None else min(timeout, left)
-        return timeout
-
-    # --- tools ------------------------------------------------------------------------------
-
-    def _returned(self, call: ToolCall, result: ToolResult, seconds: float) -> ToolRun:
-        if self.emit is not None:
-            self.emit(ToolReturned(self.turn, call, result, seconds))
-        return ToolRun(call, result, self.turn, seconds)
-
-    def _skip(self, call: ToolCall, timeout: float | None) -> ToolResult | None:
-        if self.emit is not None:
-            self.emit(ToolCalled(self.turn, call))
-        if timeout is not None and timeout <= 0:
-            return error_result(call, "not run: the run's deadline has passed")
-        return None
-
-    def run_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
-        results: list[ToolResult] = []
-        runner = self.loop.runner
-        for call in calls:
-            timeout = self.tool_timeout()
-            result = self._skip(call, timeout)
-            seconds = 0.0
-            if result is None:
-                result, seconds = runner.run(call, timeout)
-            self.runs.append(self._returned(call, result, seconds))
-            results.append(result)
-        return results
-
-    async def arun_tools(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
-        import asyncio  # here, not at module level: `import stopkit` stays light
-
-        runner = self.loop.runner
-        timeout = self.tool_timeout()
-        slots: list[ToolRun | None] = [None] * len(calls)
-        self.inflight = (calls, slots)
-
-        async def one(index: int, call: ToolCall) -> None:
-            result = self._skip(call, timeout)
-            seconds = 0.0
-            if result is None:
-                result, seconds = await runner.arun(call, timeout)
-            slots[index] = self._returned(call, result, seconds)
-
-        if len(calls) == 1:
-            await one(0, calls[0])
-        elif calls:
-            tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
-            try:
-                await asyncio.gather(*tasks)
-            except asyncio.CancelledError:
-                # gather has cancelled the tools still running: let them unwind (bounded, as a
-                # tool may ignore its cancellation), so their finally blocks run before we report.
-                await asyncio.wait(tasks, timeout=CANCEL_GRACE)
-                raise
-        self.inflight = None
-        runs = [run for run in slots if run is not None]
-        self.runs.extend(runs)  # in call order; the events came in completion order
-        return [run.result for run in runs]
-
     def cancelled(self) -> None:
         """Close the run after its `arun` task was cancelled; report it on `LoopEnded`.
 
-        Every call of the tool request being handled gets a result: its own when it finished,
-        else a `cancelled` error result; the reply and those results join the transcript, so
-        the transcript stays one the provider accepts.
+        Every call of the tool request being handled gets a result (its own, or `cancelled`)
+        and joins the transcript with the reply, so the transcript stays one the provider
+        accepts.
         """
-        if self.inflight is not None:
-            calls, slots = self.inflight
-            self.inflight = None
-            for call, run in zip(calls, slots, strict=True):
-                if run is None:
-                    run = self._returned(call, error_result(call, CANCELLED), 0.0)
-                self.runs.append(run)
-        stop, self.pending = self.pending, None
-        if stop is not None and self.adapter is not None and stop.tool_calls:
-            done: dict[str, list[ToolResult]] = {}
-            for run in self.runs:
-                if run.turn == self.turn:
-                    done.setdefault(run.call.id, []).append(run.result)
-            results: list[ToolResult] = []
-            for call in stop.tool_calls:
-                mine = done.get(call.id)
-                if mine:
-                    results.append(mine.pop(0))
-                    continue
-                result = error_result(call, CANCELLED)
-                self.runs.append(self._returned(call, result, 0.0))
-                results.append(result)
-            self.transcript.extend(_as_list(self.adapter.assistant_message(stop)))
-            self.transcript.extend(self.adapter.tool_results(stop, results))
+        self.answer_cancelled()
         self.finish(Termination.CANCELLED)
 
     # --- model calls ------------------------------------------------------------------------

@@ -625,6 +625,28 @@ async def test_cancel_at_every_step_leaves_a_consistent_transcript() -> None:
     assert mid_turn >= 5  # some cancellations hit running tools
 
 
+async def test_cancellation_survives_a_raising_on_event() -> None:
+    """An on_event that raises while the cancelled run is reported does not swallow the cancel."""
+    hang = Hang()
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, LoopEnded):
+            raise RuntimeError("broken callback")
+
+    script = [reply("tool_request", calls=[call("a", "hang", tag="a")])]
+    task = asyncio.create_task(
+        stopkit.arun_loop(
+            ScriptedModel(script).acall, [USER], adapter=FAKE, tools={"hang": hang.async_tool},
+            on_event=on_event,
+        )
+    )  # fmt: skip
+    await until(lambda: hang.started == ["a"])
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert hang.cancelled == ["a"]
+
+
 # --- concurrency ------------------------------------------------------------------------------
 
 
