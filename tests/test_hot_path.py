@@ -161,3 +161,55 @@ def test_parse_arguments_matches_json_loads_on_any_text(text: str) -> None:
     got, want = parse_arguments(text), _plain_parse(text)
     assert got[1:] == want[1:]
     assert _same(got[0], want[0])
+
+
+def _anthropic_message() -> Any:
+    from anthropic.types import Message
+
+    return Message.model_validate(
+        {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+         "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn",
+         "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+    )
+
+
+class _ClaimsEverything:
+    name = "claims-everything"
+
+    def detects(self, reply: Any) -> bool:
+        return True
+
+    def normalize(self, reply: Any) -> Any:
+        import stopkit
+        from stopkit.adapters._common import make_stop
+
+        return make_stop(stopkit.StopReason.UNKNOWN, provider=self.name, raw=reply)
+
+
+def test_detection_cache_yields_to_a_user_adapter_registered_later() -> None:
+    """An SDK class seen before is still offered to a user adapter registered since, first."""
+    import stopkit
+
+    message = _anthropic_message()
+    assert stopkit.detect(message).name == "anthropic"
+    assert stopkit.detect(message).name == "anthropic"  # now from the per-class cache
+    stopkit.register_adapter(_ClaimsEverything())
+    try:
+        assert stopkit.detect(message).name == "claims-everything"
+        assert stopkit.normalize(message).provider == "claims-everything"
+    finally:
+        stopkit.unregister_adapter("claims-everything")
+    assert stopkit.normalize(message).provider == "anthropic"
+
+
+def test_detection_cache_checks_the_object_at_hand() -> None:
+    """An object of a cached class that its adapter does not claim is detected afresh."""
+    from anthropic.types import Message
+
+    import stopkit
+
+    assert stopkit.detect(_anthropic_message()).name == "anthropic"
+    odd = Message.model_construct(type="not-a-message", role="assistant", content=[])
+    with pytest.raises(stopkit.UnsupportedReply) as raised:
+        stopkit.detect(odd)
+    assert "anthropic" in str(raised.value)
