@@ -89,9 +89,14 @@ def _way(kind: type, name: str) -> int:
 
 def field2(obj: Any, camel: str, snake: str, default: Any = None) -> Any:
     """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies)."""
-    value = field(obj, camel, None)
-    if value is None:
-        value = field(obj, snake, None)
+    if type(obj) is dict:  # `field` inlined for the JSON body: the usual case
+        value = obj.get(camel)
+        if value is None:
+            value = obj.get(snake)
+    else:
+        value = field(obj, camel, None)
+        if value is None:
+            value = field(obj, snake, None)
     return default if value is None else value
 
 
