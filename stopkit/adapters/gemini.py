@@ -124,6 +124,9 @@ def pick(obj: Any, camel: str, snake: str) -> Any:
     `field2` for dicts; on SDK objects only the snake_case attribute is read, because a missed
     attribute costs microseconds on a pydantic model (its `__getattr__` raises).
     """
+    if type(obj) is dict:  # `field2` inlined for the JSON body: the usual case
+        value = obj.get(camel)
+        return obj.get(snake) if value is None else value
     if isinstance(obj, dict):
         return field2(obj, camel, snake)
     return field(obj, snake)
