@@ -23,7 +23,9 @@ __all__ = ["anormalize_stream", "detect_stream", "iter_events", "normalize_strea
 def iter_events(data: str | bytes) -> Iterator[Any]:
     r"""Yield the JSON events of a raw stream body: SSE, newline-delimited JSON or a JSON list.
 
-    SSE comments, events without data and OpenAI's `[DONE]` sentinel are skipped.
+    SSE comments, events without data and OpenAI's `[DONE]` sentinel are skipped. A body cut
+    inside its last event or line yields the events before it; JSON broken anywhere else
+    raises `UnsupportedReply`.
 
     Example:
         >>> list(iter_events('data: {"a": 1}\n\ndata: [DONE]\n\n'))
@@ -32,15 +34,25 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
     raw = data.encode() if isinstance(data, str) else bytes(data)
     head = raw.lstrip()[:1]
     if head == b"[":
-        events = from_json(raw)
+        events = _parse(raw, data, "the body")
         if not isinstance(events, list):
             raise UnsupportedReply(data, [], "a JSON body that is not a list of events")
         yield from events
         return
     if head == b"{":
-        for line in raw.splitlines():
-            if line.strip():
-                yield from_json(line)
+        lines = raw.splitlines()
+        cut = not raw.endswith((b"\n", b"\r"))
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            if cut and number == len(lines):
+                try:
+                    event = from_json(line)
+                except ValueError:
+                    return  # the body was cut inside its last line: the stream ends before it
+                yield event
+                return
+            yield _parse(line, data, f"line {number}")
         return
     import httpx  # imported here: only raw SSE text needs it
     from httpx_sse import EventSource
@@ -50,11 +62,19 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
         payload = sse.data.strip()
         if not payload or payload == "[DONE]":
             continue
-        event = from_json(payload)
+        event = _parse(payload, data, "an event's data")
         if isinstance(event, dict) and sse.event and "type" not in event:
             # Some servers name the event only in the `event:` line (Cohere, Bedrock proxies).
             event = {"type": sse.event, **event}
         yield event
+
+
+def _parse(payload: bytes | str, data: str | bytes, where: str) -> Any:
+    """Parse one JSON payload of a stream body; broken JSON is an `UnsupportedReply`."""
+    try:
+        return from_json(payload)
+    except ValueError as exc:
+        raise UnsupportedReply(data, [], f"{where} is not valid JSON: {exc}") from None
 
 
 def detect_stream(first_event: Any) -> Adapter:

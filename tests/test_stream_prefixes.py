@@ -31,7 +31,7 @@ import pytest
 import stopkit
 from stopkit import Stop, StopReason
 from tests._corpus import ADAPTER_OF_WIRE, rows
-from tests._payloads import load_cases
+from tests._payloads import load_cases, to_sse
 
 
 @dataclass(frozen=True)
@@ -313,3 +313,47 @@ def test_responses_reused_sequence_number_keeps_both_events() -> None:
     stop = _run("openai.responses", events)
     assert stop.text == "The capital is Paris"
     assert any("used by two different events" in note for note in stop.notes), stop.notes
+
+
+# --- raw stream bodies cut at any byte ----------------------------------------------------------
+
+
+def _body(stream: Recorded) -> str:
+    if stream.adapter == "ollama":  # newline-delimited JSON
+        return "".join(json.dumps(event) + "\n" for event in stream.events)
+    return to_sse(stream.events)
+
+
+@pytest.mark.parametrize("stream", _params([s for s in STREAMS if not s.corpus]))
+def test_raw_bodies_cut_at_any_byte(stream: Recorded) -> None:
+    """A raw SSE / NDJSON body cut mid-line reads as the events before the cut, never raising."""
+    _needs(stream)
+    body = _body(stream)
+    ends = TERMINAL[stream.adapter]
+    step = max(1, len(body) // 80)  # about 80 cuts per body, evenly spaced (deterministic)
+    for cut in range(1, len(body), step):
+        try:
+            stop = stopkit.normalize_stream(body[:cut], adapter=stream.adapter)
+        except stopkit.UnsupportedReply:
+            continue  # nothing readable before the cut
+        assert isinstance(stop.reason, StopReason)
+        whole_events = body[:cut].count("\n\n") if stream.adapter != "ollama" else None
+        if whole_events is not None and not any(ends(e) for e in stream.events[:whole_events]):
+            assert stop.reason is StopReason.UNKNOWN, (cut, stop.notes)
+
+
+def test_ndjson_body_cut_mid_line_is_incomplete() -> None:
+    """An Ollama NDJSON body cut inside its last line keeps the lines before it."""
+    body = (
+        '{"model": "m", "created_at": "t", "message": {"role": "assistant", "content": "Hel"},'
+        ' "done": false}\n{"model": "m", "created_at": "t", "message": {"role": "assis'
+    )
+    stop = stopkit.normalize_stream(body)
+    assert (stop.reason, stop.detail, stop.text) == (StopReason.UNKNOWN, "stream_incomplete", "Hel")
+
+
+def test_malformed_json_in_a_stream_body_is_unsupported() -> None:
+    """A body whose JSON is broken before its last line raises UnsupportedReply, not ValueError."""
+    for body in ('data: {bad\n\ndata: {"a": 1}\n\n', '{"a": 1}\n{bad\n{"b": 2}\n', "[1,"):
+        with pytest.raises(stopkit.UnsupportedReply):
+            stopkit.normalize_stream(body)
