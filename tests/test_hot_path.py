@@ -213,3 +213,51 @@ def test_detection_cache_checks_the_object_at_hand() -> None:
     with pytest.raises(stopkit.UnsupportedReply) as raised:
         stopkit.detect(odd)
     assert "anthropic" in str(raised.value)
+
+
+def _plain_reader(obj: Any) -> Any:
+    """The openai.chat reader for a pydantic object as written before its dict fast path."""
+    declared = type(obj).__pydantic_fields__
+    extra = getattr(obj, "__pydantic_extra__", None) or {}
+
+    def get(name: str, default: Any = None) -> Any:
+        if name in declared:
+            return getattr(obj, name, default)
+        return extra.get(name, default)
+
+    return get
+
+
+_CHAT_NAMES = ("id", "choices", "usage", "error", "x_groq", "moderation", "message", "delta",
+               "content", "refusal", "tool_calls", "function_call", "finish_reason",
+               "stop_reason", "native_finish_reason", "content_filter_results", "index",
+               "function", "name", "arguments", "type", "absent", "model_config", "copy")
+
+
+@pytest.mark.parametrize("with_extras", [False, True])
+def test_chat_reader_matches_getattr_reading(with_extras: bool) -> None:
+    """openai.chat's reader gives the same values for fields, dialect extras and absent names."""
+    from openai._models import construct_type
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+    from stopkit.adapters._openai_chat_rules import reader
+
+    extras = {"x_groq": {"id": "req_1"}, "native_finish_reason": "end_turn"} if with_extras else {}
+    body = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m", **extras,
+            "choices": [{"index": 0, "finish_reason": "tool_calls", **extras,
+                         "message": {"role": "assistant", "content": None, **extras,
+                                     "tool_calls": [{"id": "t1", "type": "function",
+                                                     "function": {"name": "f",
+                                                                  "arguments": "{}"}}]}}]}
+    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Hi", **extras}, **extras}]}
+    completion = construct_type(type_=ChatCompletion, value=body)
+    streamed = construct_type(type_=ChatCompletionChunk, value=chunk)
+    objects = [completion, completion.choices[0], completion.choices[0].message,
+               completion.choices[0].message.tool_calls[0], streamed, streamed.choices[0],
+               streamed.choices[0].delta]
+    for obj in objects:
+        for _ in range(2):
+            got, want = reader(obj), _plain_reader(obj)
+            for name in _CHAT_NAMES:
+                assert got(name, "d") == want(name, "d"), (type(obj).__name__, name)
