@@ -541,3 +541,14 @@ def test_openai_chat_legacy_finish_details_type_of_the_wrong_type() -> None:
              "finish_details": {"type": {"t": 1}}}  # fmt: skip
     chunk = {"object": "chat.completion.chunk", "choices": [delta]}
     assert stopkit.normalize_stream([chunk]).reason is StopReason.UNKNOWN
+
+
+def test_bedrock_citations_content_that_is_not_a_list() -> None:
+    """A citationsContent block whose content is a number does not raise TypeError."""
+    block = {"citationsContent": {"content": 3, "citations": []}}
+    reply = {
+        "output": {"message": {"role": "assistant", "content": [{"text": "Hi"}, block]}},
+        "stopReason": "end_turn",
+    }
+    stop = stopkit.normalize(reply)
+    assert (stop.reason, stop.text) == (StopReason.COMPLETED, "Hi")

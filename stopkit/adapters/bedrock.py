@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import field, make_stop, tool_call
+from stopkit.adapters._common import as_list, field, make_stop, tool_call
 
 if TYPE_CHECKING:
     from stopkit.adapters._bedrock_stream import BedrockStream
@@ -110,7 +110,7 @@ def read_content(content: Any, notes: list[str]) -> tuple[str, list[ToolCall], b
             if isinstance(result_of, str):  # an id of another type names no call (and hashes not)
                 answered.add(result_of)
         elif "citationsContent" in block:
-            for part in field(block["citationsContent"], "content") or ():
+            for part in as_list(field(block["citationsContent"], "content")):
                 part_text = field(part, "text")
                 if isinstance(part_text, str):
                     texts.append(part_text)
