@@ -165,11 +165,15 @@ def reader(obj: Any) -> Callable[..., Any]:
     """
     if type(obj) is dict:
         return obj.get
+    kind = type(obj)
+    if _PLAIN_MODELS.get(kind):  # a plain pydantic model class seen before (see below)
+        extra = getattr(obj, "__pydantic_extra__", None)
+        values: dict[str, Any] = obj.__dict__
+        return {**extra, **values}.get if extra else values.get
     if obj is None or isinstance(obj, _SCALARS):
         return _nothing
     if isinstance(obj, dict):
         return obj.get
-    kind = type(obj)
     declared = getattr(kind, "__pydantic_fields__", None)
     if not isinstance(declared, dict):
         return lambda name, default=None: field(obj, name, default)
