@@ -38,53 +38,56 @@ def field(obj: Any, name: str, default: Any = None) -> Any:
     kind = type(obj)
     if kind is dict:
         return obj.get(name, default)
-    way = _WAYS.get((kind, name))
-    if way is None:
-        way = _way(kind, name)
-    if way == _MODEL:
-        values = obj.__dict__
-        if name in values:
-            return values[name]
-        extra = getattr(obj, "__pydantic_extra__", None)
-        if extra and name in extra:
-            return extra[name]
+    ways = _WAYS.get(kind)
+    if ways is not None:
+        way = ways.get(name)
+        if way is True:
+            # Normal lookup finds a field in the instance __dict__; failing that, pydantic's
+            # __getattr__ answers from __pydantic_extra__ or raises AttributeError.
+            value = obj.__dict__.get(name, _ABSENT)
+            if value is not _ABSENT:
+                return value
+            extra = getattr(obj, "__pydantic_extra__", None)
+            if extra and name in extra:
+                return extra[name]
+            return default
+        if way is False:
+            return getattr(obj, name, default)
+    if obj is None or isinstance(obj, _SCALARS):
         return default
-    if way == _NONE:
-        return default
-    if way == _MAPPING:
+    if isinstance(obj, dict):
         return obj.get(name, default)
+    if kind not in _OTHERS and _is_plain_model(kind):
+        if ways is None and len(_WAYS) < _MAX_CLASSES:
+            ways = _WAYS[kind] = {}
+        if ways is not None and len(ways) < _MAX_NAMES:
+            # True: read from __dict__ / __pydantic_extra__ as above. False: a property,
+            # method, class attribute or private attribute of that name: getattr.
+            ways[name] = not hasattr(kind, name) and name not in kind.__private_attributes__
+            return field(obj, name, default)
+    elif len(_OTHERS) < _MAX_CLASSES:
+        _OTHERS.add(kind)
     return getattr(obj, name, default)
 
 
-# How `field` reads `name` from an instance of a class, decided once per (class, name).
-_MODEL, _NONE, _MAPPING, _ATTR = 1, 2, 3, 4
-_WAYS: dict[tuple[type, str], int] = {}
-_MAX_WAYS = 4096  # classes x names read; past this, decide each time (no unbounded growth)
+_ABSENT: Any = object()
+_SCALARS = (str, int, float, list, tuple)
+# Per pydantic model class with pydantic's own attribute lookup: name -> read from the instance
+# __dict__ (True) or by getattr (False). Bounded: past the bounds, getattr.
+_WAYS: dict[type, dict[str, bool]] = {}
+_MAX_CLASSES, _MAX_NAMES = 512, 256
+_OTHERS: set[type] = set()  # classes that are not such models: getattr
 
 
-def _way(kind: type, name: str) -> int:
-    """Decide how `field` reads `name` from instances of `kind` (see `field`)."""
+def _is_plain_model(kind: type) -> bool:
+    """Say whether `kind` is a pydantic model whose attribute lookup is pydantic's own."""
     from pydantic import BaseModel
 
-    if kind is type(None) or issubclass(kind, str | int | float | list | tuple):
-        way = _NONE
-    elif issubclass(kind, dict):
-        way = _MAPPING
-    elif (
+    return (
         issubclass(kind, BaseModel)
         and getattr(kind, "__getattr__", None) is getattr(BaseModel, "__getattr__", None)
         and kind.__getattribute__ is object.__getattribute__
-        and not hasattr(kind, name)  # no property, method or class attribute of that name
-        and name not in kind.__private_attributes__
-    ):
-        # Normal lookup finds a field in the instance __dict__; failing that, pydantic's
-        # __getattr__ answers from __pydantic_extra__ or raises AttributeError.
-        way = _MODEL
-    else:
-        way = _ATTR
-    if len(_WAYS) < _MAX_WAYS:
-        _WAYS[kind, name] = way
-    return way
+    )
 
 
 def field2(obj: Any, camel: str, snake: str, default: Any = None) -> Any:
