@@ -9,7 +9,8 @@ unknown keys and strings, huge strings and containers, deeply nested values. For
 - the reason is one of the seven, `raw` is the very object passed in, and `raw_reason` is the
   stop value exactly as it sat in the reply (a value that is neither a string nor an int is kept
   in `details["raw_reason"]`, `raw_reason` being None);
-- the same reply given as JSON bytes or text gives the same decision;
+- the same reply given as JSON bytes or text gives the same decision, and the SDK object its
+  SDK builds from the damaged body (leniently, as the SDKs do: `construct_type`) reads too;
 - an unknown string in the stop field gives `UNKNOWN` (never `COMPLETED`, `TOOL_REQUEST` or
   `STOP_SEQUENCE`), except where another field decides first (a refusal, a filter, a cut-off),
   which then gives `FILTERED`, `OUTPUT_LIMIT` or `PAUSED`.
@@ -21,7 +22,9 @@ derandomized; `HYPOTHESIS_PROFILE=dev` explores 1,000). Run with `-s` to see the
 from __future__ import annotations
 
 import copy
+import importlib
 import json
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -32,7 +35,7 @@ from hypothesis import strategies as st
 
 import stopkit
 from stopkit import Stop, StopReason, UnsupportedReply
-from tests._payloads import Case, load_cases
+from tests._payloads import ADAPTER_OF_FOLDER, Case, load_cases
 
 ADAPTERS = ("anthropic", "openai.chat", "openai.responses", "gemini", "bedrock", "cohere", "ollama")
 _AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}
@@ -288,6 +291,21 @@ def _same_decision(a: Stop, b: Stop) -> bool:
     )
 
 
+def _sdk_form(adapter: str, reply: dict[str, Any]) -> Any:
+    """The SDK object its SDK builds from the damaged body (None: no SDK, or it refuses)."""
+    folder = {v: k for k, v in ADAPTER_OF_FOLDER.items()}[adapter]
+    try:
+        form = importlib.import_module(f"tests.sdk_forms.{folder}")
+    except ImportError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return form.to_sdk(reply)
+    except BaseException:  # the SDK itself refuses the body (or is not installed: a skip)
+        return None
+
+
 _SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -324,6 +342,10 @@ def test_damaged_replies_never_break_the_adapter(adapter: str) -> None:
             _check_stop(adapter, reply, one)
         assert _same_decision(stopkit.normalize_all(reply, adapter=adapter)[0], every[0])
         data = _as_json(reply)
+        # The SDK form of bodies under 100 kB (building SDK objects of huge ones is slow).
+        sdk_object = _sdk_form(adapter, reply) if data and len(data) < 100_000 else None
+        if sdk_object is not None and reader.detects(sdk_object):
+            _check_stop(adapter, sdk_object, reader.normalize(sdk_object))
         if data is not None:
             for body in (data, data.decode()):
                 try:
@@ -552,3 +574,38 @@ def test_bedrock_citations_content_that_is_not_a_list() -> None:
     }
     stop = stopkit.normalize(reply)
     assert (stop.reason, stop.text) == (StopReason.COMPLETED, "Hi")
+
+
+def test_sdk_objects_built_from_off_spec_bodies_read_without_warnings() -> None:
+    """Reading an SDK object the SDK built leniently from an off-spec body: no warning, no raise.
+
+    The SDKs keep values of the wrong type as sent (`construct_type`); dumping such an object
+    makes pydantic warn, and under `-W error` (this suite's setting) a warning is an exception.
+    """
+    from anthropic._models import construct_type as anthropic_construct
+    from anthropic.types.beta import BetaMessage
+    from openai._models import construct_type as openai_construct
+    from openai.types.responses import Response
+
+    call = {"id": "cu_1", "type": "computer_call", "call_id": "call_1", "status": "completed",
+            "action": {"type": "click", "button": "left", "x": [100], "y": 200},
+            "pending_safety_checks": []}  # fmt: skip
+    response = openai_construct(
+        type_=Response,
+        value={"id": "resp_1", "object": "response", "status": "completed", "output": [call],
+               "incomplete_details": {"reason": ["max_output_tokens"]}},
+    )  # fmt: skip
+    assert stopkit.normalize(response).reason is StopReason.TOOL_REQUEST
+    message = anthropic_construct(
+        type_=BetaMessage,
+        value={"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+               "content": [{"type": "text", "text": "No."}], "stop_reason": "refusal",
+               "stop_details": {"type": "refusal", "category": ["cyber"], "explanation": 3}},
+    )  # fmt: skip
+    assert stopkit.normalize(message).reason is StopReason.FILTERED
+    deep: Any = "bottom"
+    for _ in range(980):
+        deep = [deep]
+    failed = openai_construct(type_=Response, value={"id": "resp_2", "object": "response",
+                              "status": "failed", "output": [], "error": deep})  # fmt: skip
+    assert stopkit.normalize(failed).reason is StopReason.UNKNOWN  # pydantic would not dump it

@@ -49,7 +49,13 @@ def plain(obj: Any) -> Any:
         return dict(obj)
     dump = getattr(obj, "model_dump", None)
     if dump is not None:
-        return dump(mode="json", by_alias=True, exclude_none=True)
+        # warnings=False: the SDK keeps off-spec values as sent (construct_type), and dumping
+        # them must not warn (a warning is an exception under -W error); a value nested
+        # deeper than pydantic serializes stays the SDK object.
+        try:
+            return dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
+        except (ValueError, RecursionError):
+            return obj
     return obj
 
 

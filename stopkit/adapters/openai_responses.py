@@ -115,7 +115,13 @@ def as_dict(obj: Any) -> Any:
     """Return an SDK model as the JSON dict it was built from; other values unchanged."""
     if type(obj) is dict or not hasattr(obj, "model_dump"):
         return obj
-    return obj.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    # warnings=False: the SDK keeps off-spec values as sent, and dumping them must not warn
+    # (a warning is an exception under -W error); a value nested deeper than pydantic
+    # serializes stays the SDK object.
+    try:
+        return obj.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
+    except (ValueError, RecursionError):
+        return obj
 
 
 def _call_of(item: Any, kind: str) -> ToolCall:
