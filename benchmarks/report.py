@@ -42,7 +42,17 @@ def _machine() -> dict[str, Any]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
+    try:
+        import subprocess
+
+        commit = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+            cwd=HERE.parent, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
     return {
+        "commit": commit,
         "cpu": cpu,
         "cpus": os.cpu_count(),
         "os": platform.platform(),
@@ -282,7 +292,8 @@ def render(report: dict[str, Any]) -> str:
     m = report["machine"]
     v = m["versions"]
     lines = [
-        f"Run: {m['date']}, mode **{report['mode']}**, harness {report['harness']}.",
+        f"Run: {m['date']}, stopkit at `{m['commit']}`, mode **{report['mode']}**, "
+        f"harness {report['harness']}.",
         "",
         f"Machine: {m['cpu']}, {m['cpus']} CPUs, {m['os']}; {m['implementation']} "
         f"{m['python']}.",
