@@ -261,3 +261,23 @@ def test_chat_reader_matches_getattr_reading(with_extras: bool) -> None:
             got, want = reader(obj), _plain_reader(obj)
             for name in _CHAT_NAMES:
                 assert got(name, "d") == want(name, "d"), (type(obj).__name__, name)
+
+
+def test_import_stopkit_defers_the_loop_driver_and_wrap() -> None:
+    """`import stopkit` loads the normalizing core only; the loop and `wrap` load on first use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json, stopkit\n"
+        "before = sorted(m for m in sys.modules if m.startswith('stopkit.'))\n"
+        "stopkit.run_loop, stopkit.wrap, stopkit.Outcome, stopkit.RetryPolicy\n"
+        "after = sorted(m for m in sys.modules if m.startswith('stopkit.'))\n"
+        "print(json.dumps([before, after]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    before, after = json.loads(out)
+    assert not {"stopkit._loop", "stopkit._handlers", "stopkit._wrap"} & set(before)
+    assert {"stopkit._loop", "stopkit._handlers", "stopkit._wrap", "stopkit._retry"} <= set(after)
