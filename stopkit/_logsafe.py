@@ -19,6 +19,8 @@ import reprlib
 from collections.abc import Mapping
 from typing import Any
 
+from stopkit._secrets import is_secret_key
+
 __all__ = ["LIMIT", "REDACTED", "clip", "is_secret_key", "redact"]
 
 #: The longest text `clip` returns by default.
@@ -35,21 +37,6 @@ _REPR.maxother = LIMIT
 _REPR.maxlong = LIMIT
 for _name in ("maxdict", "maxlist", "maxtuple", "maxset", "maxfrozenset", "maxdeque"):
     setattr(_REPR, _name, 8)
-
-# Key fragments that name a credential (keys are lowercased and `-` read as `_` first).
-_SECRET_PARTS = (
-    "api_key",
-    "apikey",
-    "authorization",
-    "password",
-    "passwd",
-    "secret",
-    "cookie",
-    "credential",
-    "private_key",
-    "access_key",
-    "subscription_key",
-)
 
 
 def clip(value: Any, limit: int = LIMIT) -> str:
@@ -72,23 +59,6 @@ def clip(value: Any, limit: int = LIMIT) -> str:
     except Exception:  # a hostile or broken repr must not break the caller's logging
         text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def is_secret_key(key: Any) -> bool:
-    """Say whether a mapping key names a credential (`api_key`, `Authorization`, `*_token`...).
-
-    Usage counters such as `max_tokens` or `output_tokens` are not credentials.
-
-    Example:
-        >>> [is_secret_key(k) for k in ("x-api-key", "access_token", "max_tokens")]
-        [True, True, False]
-    """
-    if not isinstance(key, str):
-        return False
-    name = key.lower().replace("-", "_")
-    if name == "token" or name.endswith("_token") or name == "key":
-        return True
-    return any(part in name for part in _SECRET_PARTS)
 
 
 def redact(mapping: Mapping[Any, Any], *, depth: int = 8) -> dict[Any, Any]:

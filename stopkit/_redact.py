@@ -1,8 +1,9 @@
 """Redacting credentials from a recorded exchange: headers, URLs and JSON bodies.
 
-Names are matched loosely where a false positive costs nothing (a header or query parameter
-whose name contains `key`, `token`, `auth`, ...) and exactly where it would damage the payload
-(JSON body keys: `api_key` is a secret, `max_tokens` is not).
+Which names are secrets is decided in `stopkit._secrets`, the list logging uses too: loosely
+where a false positive costs nothing (a header or query parameter whose name contains `key`,
+`token`, `auth`, ...) and closely where it would damage the payload (JSON body keys: `api_key`
+is a secret, `max_tokens` is not).
 """
 
 from __future__ import annotations
@@ -11,17 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from stopkit._secrets import is_secret_key, is_secret_name, is_secret_response_header
+
 __all__ = ["NOISE", "REDACTED", "WIRE", "redact_body", "redact_headers", "redact_url"]
 
 REDACTED = "REDACTED"
-# Header and query names are redacted when they contain one of these (`x-api-key`,
-# `x-goog-api-key`, `api-key`, `authorization`, `cookie`, `set-cookie`, `key=` ...).
-SECRET_NAME_PARTS = ("auth", "key", "token", "secret", "password", "cookie", "signature")
-# Body keys are matched exactly (case and `-`/`_` ignored): `max_tokens` is not a secret.
-SECRET_BODY_KEYS = frozenset(
-    {"api_key", "apikey", "key", "token", "secret", "password", "access_token",
-     "refresh_token", "client_secret", "id_token", "authorization", "x_api_key"}
-)  # fmt: skip
 # Request headers that only add noise to a recording (they change per machine and version).
 NOISE = (
     "x-stainless-", "x-goog-api-client", "user-agent", "accept-encoding", "connection",
@@ -29,12 +24,6 @@ NOISE = (
 )  # fmt: skip
 # Response headers that describe the bytes on the wire, not the decoded body served back.
 WIRE = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
-
-
-def is_secret_name(name: str) -> bool:
-    """Say whether a header or query parameter name holds a credential."""
-    lowered = name.lower()
-    return any(part in lowered for part in SECRET_NAME_PARTS)
 
 
 def redact_body(value: Any, secrets: set[str] | None = None) -> Any:
@@ -47,7 +36,7 @@ def redact_body(value: Any, secrets: set[str] | None = None) -> Any:
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
-            if isinstance(k, str) and k.lower().replace("-", "_") in SECRET_BODY_KEYS:
+            if is_secret_key(k):
                 if secrets is not None and isinstance(v, str):
                     secrets.add(v)
                 out[k] = REDACTED
@@ -74,14 +63,6 @@ def redact_url(url: str, secrets: set[str]) -> str:
             value = REDACTED
         query.append((name, value))
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
-
-
-def is_secret_response_header(name: str) -> bool:
-    """Say whether a response header holds a credential (a cookie, an auth value)."""
-    # Not by "token"/"key" here: `anthropic-ratelimit-tokens-limit` is no secret.
-    return name in ("set-cookie", "cookie") or any(
-        part in name for part in ("auth", "api-key", "secret", "password")
-    )
 
 
 def redact_headers(

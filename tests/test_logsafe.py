@@ -81,6 +81,21 @@ def test_ordinary_keys_are_kept(key: Any) -> None:
     assert not is_secret_key(key)
 
 
+@pytest.mark.parametrize(
+    "key",
+    ["api_key", "apiKey", "Authorization", "access_token", "client_secret", "key", "token",
+     "authorization_token", "private_key", "max_tokens", "prompt_cache_key", "signature",
+     "model", "tokens"],
+)  # fmt: skip
+def test_logging_and_recording_agree_on_every_key(key: str) -> None:
+    """A key logging redacts is exactly a key the transports redact in a JSON body."""
+    from stopkit._redact import redact_body
+
+    logged = redact({key: "v"})[key] == REDACTED
+    recorded = redact_body({key: "v"})[key] == "REDACTED"
+    assert logged == recorded == is_secret_key(key)
+
+
 def test_redact_replaces_credentials_at_any_level() -> None:
     """Credentials are replaced in nested mappings and lists; the input is left untouched."""
     overrides = {
