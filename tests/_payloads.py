@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import stopkit
+from stopkit.testing import assert_stop
 
 PAYLOADS = Path(__file__).parent / "payloads"
 
@@ -74,48 +75,14 @@ def _call_view(call: stopkit.ToolCall) -> dict[str, Any]:
 
 
 def check(stop: stopkit.Stop, expect: dict[str, Any]) -> None:
-    """Assert that `stop` matches `expect`, with one readable line per mismatch.
+    """Assert that `stop` matches a case file's `expect`, one readable line per mismatch.
 
-    Keys of `expect`: any `Stop` field compared exactly (`reason`, `raw_reason`, `provider`,
-    `detail`, `text`, `refusal`, `stop_sequence`); `tool_calls` as a list of dicts, each key
-    compared; `notes` as substrings that some note must contain; `details` as keys that must be
-    present; `n_tool_calls`.
+    The keys of `expect` are the keyword arguments of `stopkit.testing.assert_stop`: `reason`,
+    `raw_reason`, `provider`, `detail`, `text`, `refusal`, `stop_sequence` compared exactly;
+    `tool_calls` as a list of dicts, each key compared; `notes` as fragments some note must
+    contain; `details` as keys that must be present; `n_tool_calls`.
     """
-    problems: list[str] = []
-    for key, want in expect.items():
-        if key == "tool_calls":
-            got_calls = [_call_view(c) for c in stop.tool_calls]
-            if len(got_calls) != len(want):
-                problems.append(f"tool_calls: {len(want)} expected, got {got_calls}")
-                continue
-            for i, (got_call, want_call) in enumerate(zip(got_calls, want, strict=True)):
-                for field, value in want_call.items():
-                    got_value = got_call.get(field)
-                    if got_value != value:
-                        problems.append(
-                            f"tool_calls[{i}].{field}: expected {value!r}, got {got_value!r}"
-                        )
-        elif key == "notes":
-            for fragment in want:
-                if not any(fragment in note for note in stop.notes):
-                    problems.append(f"notes: none contains {fragment!r}; notes are {stop.notes}")
-        elif key == "details":
-            for name in want:
-                if name not in stop.details:
-                    problems.append(f"details: no {name!r}; keys are {sorted(stop.details)}")
-        elif key == "n_tool_calls":
-            if len(stop.tool_calls) != want:
-                problems.append(f"n_tool_calls: expected {want}, got {len(stop.tool_calls)}")
-        else:
-            got = getattr(stop, key)
-            if got != want:
-                problems.append(f"{key}: expected {want!r}, got {got!r}")
-    if problems:
-        raise AssertionError(
-            "Stop does not match expectation:\n  "
-            + "\n  ".join(problems)
-            + f"\n  (notes: {stop.notes})"
-        )
+    assert_stop(stop, **expect)
 
 
 def same_stop(a: stopkit.Stop, b: stopkit.Stop) -> None:
