@@ -89,10 +89,23 @@ class Watch:
             self.stop = self.accumulator.result()
             self.settings.report(self.stop, may_raise=may_raise)
 
+    def ended(self, error: BaseException) -> None:
+        """Report the `Stop` when reading the stream raised `error`.
+
+        The stream's own end (`StopIteration`, `StopAsyncIteration`) may raise the `Stop`'s
+        typed error; a broken read may not, so that the caller sees what broke it.
+        """
+        self.finish(may_raise=isinstance(error, StopIteration | StopAsyncIteration))
+
 
 def _is_wire_event(event: Any) -> bool:
     kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
     return kind in ANTHROPIC_WIRE_EVENTS
+
+
+def _is_text_delta(event: Any) -> bool:
+    """Whether an anthropic `MessageStream` event carries a text delta (for `text_stream`)."""
+    return bool(event.type == "content_block_delta" and event.delta.type == "text_delta")
 
 
 class _Base:
@@ -100,6 +113,10 @@ class _Base:
 
     __wrapped__: Any
     _watch: Watch
+
+    def __init__(self, wrapped: Any, watch: Watch) -> None:
+        self.__wrapped__ = wrapped
+        self._watch = watch
 
     def __getattr__(self, name: str) -> Any:
         if name == "__wrapped__":  # not set yet (copying, unpickling): no recursion
@@ -126,8 +143,7 @@ class StreamProxy(_Base):
     """A sync SDK stream (openai `Stream`, anthropic `Stream`, the genai generator), watched."""
 
     def __init__(self, stream: Any, watch: Watch) -> None:
-        self.__wrapped__ = stream
-        self._watch = watch
+        super().__init__(stream, watch)
         self._iterator: Iterator[Any] | None = None
 
     def __iter__(self) -> StreamProxy:
@@ -138,11 +154,8 @@ class StreamProxy(_Base):
             self._iterator = iter(self.__wrapped__)
         try:
             event = next(self._iterator)
-        except StopIteration:
-            self._watch.finish()
-            raise
-        except BaseException:
-            self._watch.finish(may_raise=False)
+        except BaseException as exc:
+            self._watch.ended(exc)
             raise
         self._watch.feed(event)
         return event
@@ -185,8 +198,7 @@ class AsyncStreamProxy(_Base):
     """An async SDK stream (openai/anthropic `AsyncStream`, the genai async iterator), watched."""
 
     def __init__(self, stream: Any, watch: Watch) -> None:
-        self.__wrapped__ = stream
-        self._watch = watch
+        super().__init__(stream, watch)
         self._iterator: AsyncIterator[Any] | None = None
 
     def __aiter__(self) -> AsyncStreamProxy:
@@ -197,11 +209,8 @@ class AsyncStreamProxy(_Base):
             self._iterator = aiter(self.__wrapped__)
         try:
             event = await anext(self._iterator)
-        except StopAsyncIteration:
-            self._watch.finish()
-            raise
-        except BaseException:
-            self._watch.finish(may_raise=False)
+        except BaseException as exc:
+            self._watch.ended(exc)
             raise
         self._watch.feed(event)
         return event
@@ -262,7 +271,7 @@ class MessageStreamProxy(StreamProxy):
             self._text = (
                 event.delta.text
                 for event in self
-                if event.type == "content_block_delta" and event.delta.type == "text_delta"
+                if _is_text_delta(event)
             )
         return self._text
 
@@ -297,7 +306,7 @@ class AsyncMessageStreamProxy(AsyncStreamProxy):
             self._text = (
                 event.delta.text
                 async for event in self
-                if event.type == "content_block_delta" and event.delta.type == "text_delta"
+                if _is_text_delta(event)
             )
         return self._text
 
@@ -322,8 +331,7 @@ class MessageStreamManagerProxy(_Base):
     """anthropic's `messages.stream(...)` manager: entering it gives a watched `MessageStream`."""
 
     def __init__(self, manager: Any, watch: Watch) -> None:
-        self.__wrapped__ = manager
-        self._watch = watch
+        super().__init__(manager, watch)
         self._sync: MessageStreamProxy | None = None
         self._async: AsyncMessageStreamProxy | None = None
 
