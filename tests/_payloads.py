@@ -70,6 +70,22 @@ def load_cases(folder: Path = PAYLOADS) -> list[Case]:
     ]
 
 
+def claimed_by(case: Case) -> list[str] | None:
+    """Name the registered adapters that detect `case`, in detection order.
+
+    A reply is offered to `detects`, a stream's first event to `detects_event`; an empty stream
+    has nothing to detect and gives None.
+    """
+    if case.is_stream and not case.data["events"]:
+        return None
+    body = case.data["events"][0] if case.is_stream else case.data["reply"]
+    return [
+        adapter.name
+        for adapter in stopkit.registered_adapters()
+        if (adapter.detects_event(body) if case.is_stream else adapter.detects(body))
+    ]
+
+
 def _call_view(call: stopkit.ToolCall) -> dict[str, Any]:
     return call.model_dump()
 

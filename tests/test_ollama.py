@@ -11,7 +11,7 @@ import pytest
 
 import stopkit
 from stopkit.adapters.ollama import DONE_REASON, OllamaAdapter
-from tests._payloads import PAYLOADS, load_cases, same_stop
+from tests._payloads import PAYLOADS, claimed_by, load_cases, same_stop
 
 ADAPTER = OllamaAdapter()
 CASES = load_cases(PAYLOADS / "ollama")
@@ -204,14 +204,9 @@ def test_resume_refuses() -> None:
 def test_detection_is_unambiguous_across_every_payload() -> None:
     """Ollama payloads are claimed by the ollama adapter alone, and it claims no other payload."""
     for case in load_cases():
-        if case.is_stream and not case.data["events"]:
+        claimed = claimed_by(case)
+        if claimed is None:
             continue  # an empty stream has no first event to detect
-        body = case.data["events"][0] if case.is_stream else case.data["reply"]
-        claimed = [
-            a.name
-            for a in stopkit.registered_adapters()
-            if (a.detects_event(body) if case.is_stream else a.detects(body))
-        ]
         if case.adapter == "ollama":
             assert claimed == ["ollama"], case.id
         else:
