@@ -70,6 +70,12 @@ def _case(name: str) -> dict[str, Any]:
     return data
 
 
+def _message_start() -> dict[str, Any]:
+    """A fresh message_start event of an empty message, the way a stream opens."""
+    message = {"id": "m", "type": "message", "role": "assistant", "content": [], "model": "claude"}
+    return {"type": "message_start", "message": message}
+
+
 def _literals(union: Any) -> set[str]:
     """The `type` literals of an SDK discriminated union of models."""
     members = typing.get_args(typing.get_args(union)[0]) or typing.get_args(union)
@@ -325,16 +331,7 @@ def test_stream_of_blocks_without_deltas_keeps_start_input() -> None:
     """A tool_use whose input came whole in content_block_start (no deltas) keeps that input."""
     stop = stopkit.normalize_stream(
         [
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "m",
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [],
-                    "model": "claude",
-                },
-            },
+            _message_start(),
             {
                 "type": "content_block_start",
                 "index": 0,
@@ -358,16 +355,7 @@ def test_invalid_streamed_json_is_an_incomplete_call() -> None:
     """Tool input fragments that do not form JSON make the call incomplete, with the error."""
     stop = stopkit.normalize_stream(
         [
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "m",
-                    "type": "message",
-                    "role": "assistant",
-                    "content": [],
-                    "model": "claude",
-                },
-            },
+            _message_start(),
             {
                 "type": "content_block_start",
                 "index": 0,
