@@ -21,7 +21,7 @@ from typing import Any
 import pyperf
 
 from benchmarks.cases import Case, all_cases
-from benchmarks.report import build_report, write_outputs
+from benchmarks.report import build_report, commit, write_outputs
 
 QUICK = "--quick" in sys.argv
 #: Full run: 3 worker processes x 4 values (12 values per row, each a calibrated loop of at
@@ -70,6 +70,7 @@ def main() -> None:
     runner.argparser.add_argument("--no-loop", action="store_true",
                                   help="skip the loop rows (before the loop driver exists)")
     args = runner.parse_args()
+    started_at = "" if args.worker else commit()
     cases = all_cases(loop=not args.no_loop)
     results: dict[str, Any] = {}
     for case in cases:
@@ -80,7 +81,7 @@ def main() -> None:
             results[case.name] = bench
     if args.worker:
         return
-    report = build_report(cases, results, quick=QUICK)
+    report = build_report(cases, results, quick=QUICK, started_at=started_at)
     write_outputs(report, quick=QUICK)
 
 

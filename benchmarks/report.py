@@ -27,7 +27,20 @@ DISTRIBUTIONS = ("stopkit", "pydantic", "pydantic-core", "anthropic", "openai", 
                  "litellm", "pydantic-ai-slim", "pyperf", "psutil")
 
 
-def _machine() -> dict[str, Any]:
+def commit() -> str:
+    """Return `git describe --always --dirty` for the checkout being measured."""
+    import subprocess
+
+    try:
+        return subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+            cwd=HERE.parent, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _machine(started_at: str) -> dict[str, Any]:
     cpu = platform.processor() or platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -42,17 +55,10 @@ def _machine() -> dict[str, Any]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = "not installed"
-    try:
-        import subprocess
-
-        commit = subprocess.run(
-            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
-            cwd=HERE.parent, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
+    ended_at = commit()
     return {
-        "commit": commit,
+        # Workers import stopkit afresh per row: a commit landing mid-run shows as two values.
+        "commit": started_at if started_at == ended_at else f"{started_at} .. {ended_at}",
         "cpu": cpu,
         "cpus": os.cpu_count(),
         "os": platform.platform(),
@@ -78,7 +84,9 @@ def _row(case: Case, bench: Any) -> dict[str, Any]:
     }
 
 
-def build_report(cases: list[Case], results: dict[str, Any], *, quick: bool) -> dict[str, Any]:
+def build_report(
+    cases: list[Case], results: dict[str, Any], *, quick: bool, started_at: str = "unknown"
+) -> dict[str, Any]:
     """Collect every row, add import and memory rows, ratios, speed-ups and the targets."""
     rows = [_row(case, results[case.name]) for case in cases if case.name in results]
     by_kind = {(r["kind"], r["adapter"], r["case"]): r for r in rows}
@@ -131,7 +139,7 @@ def build_report(cases: list[Case], results: dict[str, Any], *, quick: bool) -> 
         "mode": "quick" if quick else "full",
         "harness": "pyperf " + metadata.version("pyperf")
         + (" (--in-process, 1x3 values)" if quick else " (3 worker processes x 4 values)"),
-        "machine": _machine(),
+        "machine": _machine(started_at),
         "rows": rows,
         "speedups": speedups,
         "import_check": {"loaded_by_import_stopkit": loaded},
