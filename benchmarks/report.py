@@ -344,9 +344,10 @@ def write_outputs(report: dict[str, Any], *, quick: bool) -> None:
     text = render(report)
     print()
     print(text)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2, default=str) + "\n")
-    print(f"wrote {RESULTS.relative_to(HERE.parent)}")
+    path = RESULTS.with_name("quick.json") if quick else RESULTS  # a smoke run never replaces
+    path.parent.mkdir(parents=True, exist_ok=True)  # the latest full result
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"wrote {path.relative_to(HERE.parent)}")
     if quick:
         print("quick run: benchmarks/README.md left as it is (only a full run updates it)")
         return
