@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._stop import Stop, StopReason, ToolCall, _fast_stop
 from stopkit.adapters._common import as_list, as_raw, field, make_stop, tool_call
 
 __all__ = [
@@ -266,8 +266,9 @@ def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str
     for item in raw_calls or ():
         item_get = reader(item)
         function = item_get("function")
-        kind = as_raw(item_get("type"))
-        if item_get("custom") is not None and (function is None or kind == "custom"):
+        if item_get("custom") is not None and (
+            function is None or as_raw(item_get("type")) == "custom"
+        ):
             call = _custom_call(item)
             custom.append(call.id)
         else:
@@ -281,6 +282,46 @@ def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str
         if isinstance(name, str) and name:
             return (tool_call("", name, field(legacy, "arguments")),), custom, True, None
     return tuple(calls), custom, False, None
+
+
+# The OpenAI values decide's fast path may answer alone: no dialect note, no step of their own.
+_PLAIN = {k: FINISH_REASON[k] for k in ("stop", "length", "tool_calls", "function_call")}
+
+
+def _stop(
+    reason: StopReason,
+    detail: str | None,
+    raw: Any,
+    raw_reason: Any,
+    text: str,
+    calls: tuple[ToolCall, ...],
+    refusal: str | None,
+    notes: list[str],
+    details: dict[str, Any],
+    stop_sequence: str | None,
+) -> Stop:
+    if raw_reason is not None and type(raw_reason) is not str:
+        return make_stop(
+            reason, provider=PROVIDER, raw=raw, raw_reason=raw_reason, detail=detail, text=text,
+            tool_calls=calls, refusal=refusal, stop_sequence=stop_sequence, notes=notes,
+            details=details,
+        )  # fmt: skip
+    # make_stop's own work for a string or absent raw_reason, without its keyword call.
+    return _fast_stop(
+        {
+            "reason": reason,
+            "raw_reason": raw_reason,
+            "provider": PROVIDER,
+            "detail": detail,
+            "text": text,
+            "tool_calls": calls,
+            "refusal": refusal,
+            "stop_sequence": stop_sequence,
+            "notes": tuple(notes),
+            "details": details,
+            "raw": raw,
+        }
+    )
 
 
 def _cut(calls: tuple[ToolCall, ...], why: str) -> tuple[ToolCall, ...]:
@@ -308,21 +349,37 @@ def decide(
     incomplete: bool = False,
 ) -> Stop:
     """Apply the table and the reconciliation steps to one choice's parts; return its `Stop`."""
+    # The common case first: a documented OpenAI value with nothing to reconcile (the steps
+    # below give the same answer for it, without building the closure).
+    if (
+        malformed is None
+        and not incomplete
+        and not refusal
+        and not prompt_hits
+        and (filtered is None or filtered[0] is None)
+        and error is None
+        and type(raw_reason) is str
+    ):
+        mapped = _PLAIN.get(raw_reason)
+        if mapped is not None and (
+            (mapped[0] is _R.TOOL_REQUEST and calls and not [c for c in calls if not c.complete])
+            or (mapped[0] is _R.COMPLETED and not calls and stop_reason is None)
+            or (mapped[0] is _R.OUTPUT_LIMIT and not calls)
+        ):
+            return _stop(
+                mapped[0], mapped[1], raw, raw_reason, text, calls, refusal, notes, details, None
+            )
 
-    def stop(reason: StopReason, detail: str | None, **extra: Any) -> Stop:
-        return make_stop(
-            reason,
-            provider=PROVIDER,
-            raw=raw,
-            raw_reason=raw_reason,
-            detail=detail,
-            text=text,
-            tool_calls=extra.pop("tool_calls", calls),
-            refusal=refusal,
-            notes=notes,
-            details=details,
-            **extra,
-        )
+    def stop(
+        reason: StopReason,
+        detail: str | None,
+        tool_calls: tuple[ToolCall, ...] = calls,
+        stop_sequence: str | None = None,
+    ) -> Stop:
+        return _stop(
+            reason, detail, raw, raw_reason, text, tool_calls, refusal, notes, details,
+            stop_sequence,
+        )  # fmt: skip
 
     if error is not None:
         details["error"] = error

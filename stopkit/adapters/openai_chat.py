@@ -79,10 +79,15 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         details["legacy_function_call"] = True
     # Dialect extras (OpenRouter, legacy vision, Azure, OpenAI moderation); the in-band error of
     # the choice (OpenRouter), of the reply, or of Groq's x_groq.
-    for key in ("native_finish_reason", "finish_details", "content_filter_results"):
-        value = get(key)
-        if value:
-            details[key] = value
+    native = get("native_finish_reason")
+    if native:
+        details["native_finish_reason"] = native
+    finish_details = get("finish_details")
+    if finish_details:
+        details["finish_details"] = finish_details
+    filter_results = get("content_filter_results")
+    if filter_results:
+        details["content_filter_results"] = filter_results
     reply_get = reader(reply)
     moderation = reply_get("moderation")
     if moderation is not None:
@@ -91,9 +96,12 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     if error is None:
         error = reply_get("error")
     if error is None:
-        error = reader(reply_get("x_groq"))("error") or None
+        groq = reply_get("x_groq")
+        if groq is not None:
+            error = reader(groq)("error") or None
+    finish_reason = get("finish_reason")
     return decide(
-        as_raw(get("finish_reason")),
+        finish_reason if type(finish_reason) is str else as_raw(finish_reason),
         raw=reply,
         text=text,
         refusal=refusal,
@@ -102,9 +110,9 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         notes=notes,
         error=error,
         stop_reason=get("stop_reason"),
-        filtered=filter_detail(details.get("content_filter_results")),
+        filtered=filter_detail(filter_results) if filter_results else None,
         prompt_hits=prompt_hits,
-        finish_details_type=field(details.get("finish_details"), "type"),
+        finish_details_type=field(finish_details, "type") if finish_details else None,
         malformed=malformed,
     )
 
