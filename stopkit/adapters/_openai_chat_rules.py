@@ -264,6 +264,13 @@ def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str
     calls: list[ToolCall] = []
     custom: list[str] = []
     for item in raw_calls or ():
+        if type(item) is dict:  # the JSON body's function call, read without the readers
+            function = item.get("function")
+            if type(function) is dict and item.get("custom") is None:
+                calls.append(
+                    tool_call(item.get("id"), function.get("name"), function.get("arguments"))
+                )
+                continue
         item_get = reader(item)
         function = item_get("function")
         if item_get("custom") is not None and (
