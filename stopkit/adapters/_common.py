@@ -20,6 +20,7 @@ __all__ = [
     "as_raw",
     "field",
     "field2",
+    "look_up",
     "make_stop",
     "parse_arguments",
     "tool_call",
@@ -117,6 +118,34 @@ def as_raw(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     return value
+
+
+def look_up(
+    table: dict[str, tuple[StopReason, str | None]], title: str, raw_reason: Any, notes: list[str]
+) -> tuple[StopReason, str | None]:
+    """Map a stop value through its table; unknown with a note when it is absent or off-table.
+
+    `title` is the wire field, named in the notes: None is unknown/`missing`, a value that is
+    not a string unknown/`malformed`, a string the table lacks unknown/`unrecognized`.
+
+    Example:
+        >>> notes = []
+        >>> look_up({"stop": (StopReason.COMPLETED, None)}, "done_reason", "halt", notes)
+        (<StopReason.UNKNOWN: 'unknown'>, 'unrecognized')
+        >>> notes
+        ["done_reason 'halt' is not a documented value"]
+    """
+    if isinstance(raw_reason, str):
+        entry = table.get(raw_reason)
+        if entry is not None:
+            return entry
+        notes.append(f"{title} {raw_reason!r} is not a documented value")
+        return StopReason.UNKNOWN, "unrecognized"
+    if raw_reason is None:
+        notes.append(f"the reply has no {title}")
+        return StopReason.UNKNOWN, "missing"
+    notes.append(f"{title} is a {type(raw_reason).__name__}, not a string")
+    return StopReason.UNKNOWN, "malformed"
 
 
 #: Arguments larger than this are not parsed (the call is marked incomplete): a model that

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_list, as_raw, field, make_stop, tool_call
+from stopkit.adapters._common import as_list, as_raw, field, look_up, make_stop, tool_call
 
 if TYPE_CHECKING:
     from stopkit.adapters._cohere_stream import CohereStream
@@ -81,19 +81,10 @@ def decide(
         reason, detail = StopReason.UNKNOWN, "error"
         details["error"] = error
         notes.append(f"message-end carried an error: {error}")
-    elif raw_reason is None:
-        reason, detail = StopReason.UNKNOWN, "missing"
-        notes.append("the reply has no finish_reason")
-    elif not isinstance(raw_reason, str):
-        reason, detail = StopReason.UNKNOWN, "malformed"
-        notes.append(f"finish_reason is a {type(raw_reason).__name__}, not a string")
     else:
-        entry = FINISH_REASON.get(raw_reason)
-        if entry is None:
-            reason, detail = StopReason.UNKNOWN, "unrecognized"
-            notes.append(f"finish_reason {raw_reason!r} is not a documented value")
-        else:
-            reason, detail = entry
+        # The table inline first (the hot path makes no call), then the general rule.
+        entry = FINISH_REASON.get(raw_reason) if type(raw_reason) is str else None
+        reason, detail = entry or look_up(FINISH_REASON, "finish_reason", raw_reason, notes)
 
     # Reconciliation, in the order of DESIGN section 3.
     n = len(calls)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_list, as_raw, field, make_stop, tool_call
+from stopkit.adapters._common import as_list, as_raw, field, look_up, make_stop, tool_call
 
 __all__ = ["DONE_REASON", "OllamaAdapter", "OllamaStream"]
 
@@ -71,26 +71,16 @@ def decide(
     elif done is not True:
         reason, detail = StopReason.UNKNOWN, "malformed"
         notes.append(f"done is {done!r}, not a boolean")
-    elif raw_reason is None:
-        reason, detail = StopReason.UNKNOWN, "missing"
-        notes.append("the reply has no done_reason")
-    elif not isinstance(raw_reason, str):
-        reason, detail = StopReason.UNKNOWN, "malformed"
-        notes.append(f"done_reason is a {type(raw_reason).__name__}, not a string")
     else:
-        entry = DONE_REASON.get(raw_reason)
-        if entry is None:
-            reason, detail = StopReason.UNKNOWN, "unrecognized"
-            notes.append(f"done_reason {raw_reason!r} is not a documented value")
-        else:
-            reason, detail = entry
-            if raw_reason in ("load", "unload"):
-                notes.append(
-                    f"done_reason {raw_reason!r}: the model was {raw_reason}ed; "
-                    "nothing was generated"
-                )
-            elif raw_reason == "":
-                notes.append("done_reason is empty: the generation ended without a stop")
+        # The table inline first (the hot path makes no call), then the general rule.
+        entry = DONE_REASON.get(raw_reason) if type(raw_reason) is str else None
+        reason, detail = entry or look_up(DONE_REASON, "done_reason", raw_reason, notes)
+        if raw_reason in ("load", "unload"):
+            notes.append(
+                f"done_reason {raw_reason!r}: the model was {raw_reason}ed; nothing was generated"
+            )
+        elif raw_reason == "":
+            notes.append("done_reason is empty: the generation ended without a stop")
 
     # Reconciliation, in the order of DESIGN section 3.
     n = len(calls)
