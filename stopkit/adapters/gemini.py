@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
 from stopkit.adapters import _gemini_turns
 from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop, tool_call
 
@@ -179,12 +179,13 @@ def _synthetic_id(name: Any, n: int) -> str:
 
 def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
     """Turn one `functionCall` (dict or SDK object) into a `ToolCall` (internal)."""
-    name = field(fc, "name")
-    call_id = field(fc, "id")
+    if type(fc) is dict:
+        name, call_id, args = fc.get("name"), fc.get("id"), fc.get("args")
+    else:
+        name, call_id, args = field(fc, "name"), field(fc, "id"), field(fc, "args")
     if not isinstance(call_id, str) or not call_id:
         call_id = _synthetic_id(name, n)
         synthetic.append(call_id)
-    args = field(fc, "args")
     error: str | None = None
     if args is None:
         partial = pick(fc, "partialArgs", "partial_args")
@@ -220,6 +221,18 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     synthetic: list[str] = []
     server = 0
     for part in as_list(raw_parts):
+        if type(part) is dict:  # the JSON body's text and call parts, read without helpers
+            text = part.get("text")
+            if text is not None:
+                if isinstance(text, str) and part.get("thought") is not True:
+                    texts.append(text)
+                continue
+            fc = part.get("functionCall")
+            if fc is None:
+                fc = part.get("function_call")
+            if fc is not None:
+                calls.append(read_call(fc, len(calls), synthetic))
+                continue
         text = field(part, "text")
         if text is not None:
             if isinstance(text, str) and field(part, "thought") is not True:
@@ -237,9 +250,18 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     if synthetic:
         details["synthetic_call_ids"] = tuple(synthetic)
 
-    raw_reason = as_raw(pick(candidate, "finishReason", "finish_reason"))
-    numbers = VERTEX_FINISH_NUMBERS if _is_vertex(reply) else GEMINI_API_FINISH_NUMBERS
-    reason, detail = lookup(raw_reason, FINISH_REASONS, numbers, "finishReason", notes, details)
+    raw_reason = pick(candidate, "finishReason", "finish_reason")
+    if type(raw_reason) is not str:
+        raw_reason = as_raw(raw_reason)
+    entry = FINISH_REASONS.get(raw_reason) if type(raw_reason) is str else None
+    if entry is not None:  # lookup's first step, inlined: the usual case
+        reason, detail = entry
+    else:
+        # The enum numbering (Vertex or Gemini API) matters only for an int.
+        vertex = type(raw_reason) is int and _is_vertex(reply)
+        numbers = VERTEX_FINISH_NUMBERS if vertex else GEMINI_API_FINISH_NUMBERS
+        title = "finishReason"
+        reason, detail = lookup(raw_reason, FINISH_REASONS, numbers, title, notes, details)
     if malformed is not None:
         notes.append(malformed)
         reason, detail = StopReason.UNKNOWN, "malformed"
@@ -270,26 +292,47 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     elif calls and reason is not StopReason.TOOL_REQUEST:
         notes.append(f"{_phrase(len(calls))} under finishReason {shown}: listed, not run")
 
-    for camel, snake, key in (
-        ("finishMessage", "finish_message", "finish_message"),
-        ("safetyRatings", "safety_ratings", "safety_ratings"),
-        ("citationMetadata", "citation_metadata", "citation_metadata"),
-    ):
+    for camel, snake in _CANDIDATE_DETAILS:
         value = pick(candidate, camel, snake)
         if value is not None:
-            details[key] = value
+            details[snake] = value
     _reply_details(reply, details)
-    return make_stop(
-        reason,
-        provider=PROVIDER,
-        raw=reply,
-        raw_reason=raw_reason,
-        detail=detail,
-        text="".join(texts),
-        tool_calls=tuple(calls),
-        notes=notes,
-        details=details,
+    if raw_reason is not None and type(raw_reason) is not str:
+        return make_stop(
+            reason,
+            provider=PROVIDER,
+            raw=reply,
+            raw_reason=raw_reason,
+            detail=detail,
+            text="".join(texts),
+            tool_calls=tuple(calls),
+            notes=notes,
+            details=details,
+        )
+    # make_stop's own work for a string or absent raw_reason, without its keyword call.
+    return _fast_stop(
+        {
+            "reason": reason,
+            "raw_reason": raw_reason,
+            "provider": PROVIDER,
+            "detail": detail,
+            "text": "".join(texts),
+            "tool_calls": tuple(calls),
+            "refusal": None,
+            "stop_sequence": None,
+            "notes": tuple(notes),
+            "details": details,
+            "raw": reply,
+        }
     )
+
+
+# The candidate's extras kept in `details` (under the snake_case name).
+_CANDIDATE_DETAILS = (
+    ("finishMessage", "finish_message"),
+    ("safetyRatings", "safety_ratings"),
+    ("citationMetadata", "citation_metadata"),
+)
 
 
 def _cut(call: ToolCall) -> ToolCall:
