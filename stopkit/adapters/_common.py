@@ -198,6 +198,37 @@ def _parse_json_object(raw: str) -> tuple[dict[str, Any], str | None, bool, str 
 
 def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     """Build a `ToolCall`, parsing its arguments; a missing id or name makes it incomplete."""
+    if type(name) is str and name and type(call_id) is str:
+        # The usual call, answered as the steps below answer it, without their calls: a JSON
+        # object's text within the size bound, or an already-decoded dict.
+        kind = type(raw_arguments)
+        if kind is str and raw_arguments and len(raw_arguments) <= MAX_ARGUMENTS_CHARS:
+            try:
+                value = from_json(raw_arguments, cache_strings=False)
+            except (ValueError, RecursionError):
+                value = None  # parse_arguments below decides and words the error
+            if type(value) is dict:
+                return _fast_tool_call(
+                    {
+                        "id": call_id,
+                        "name": name,
+                        "arguments": value,
+                        "arguments_json": raw_arguments,
+                        "complete": True,
+                        "error": None,
+                    }
+                )
+        elif kind is dict:
+            return _fast_tool_call(
+                {
+                    "id": call_id,
+                    "name": name,
+                    "arguments": dict(raw_arguments),
+                    "arguments_json": None,
+                    "complete": True,
+                    "error": None,
+                }
+            )
     arguments, arguments_json, complete, error = parse_arguments(raw_arguments)
     if not isinstance(name, str) or not name:
         complete, error = False, error or "the call has no tool name"
