@@ -9,9 +9,10 @@ output items then decide whether client tool calls are pending.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
 from stopkit.adapters._common import (
     as_list,
     as_raw,
@@ -126,6 +127,8 @@ def as_dict(obj: Any) -> Any:
 
 def _call_of(item: Any, kind: str) -> ToolCall:
     """Build the `ToolCall` of one client-action output item (see the table above)."""
+    if kind == "function_call" and type(item) is dict:  # the JSON body's usual call
+        return tool_call(item.get("call_id"), item.get("name"), item.get("arguments"))
     call_id = field(item, "call_id")
     if kind == "function_call":
         return tool_call(call_id, field(item, "name"), field(item, "arguments"))
@@ -172,14 +175,16 @@ def read_items(items: list[Any]) -> tuple[list[str], list[str], list[ToolCall], 
     candidates: list[tuple[Any, str]] = []
     answered: set[Any] = set()
     for item in items:
-        kind = field(item, "type")
+        plain = type(item) is dict  # the JSON body: read with dict.get, same answers
+        kind = item.get("type") if plain else field(item, "type")
         if type(kind) is not str:
             continue
         if kind == "message":
-            for part in as_list(field(item, "content")):
-                part_type = field(part, "type")
+            for part in as_list(item.get("content") if plain else field(item, "content")):
+                part_plain = type(part) is dict
+                part_type = part.get("type") if part_plain else field(part, "type")
                 if part_type == "output_text":
-                    value = field(part, "text")
+                    value = part.get("text") if part_plain else field(part, "text")
                     if isinstance(value, str):
                         text.append(value)
                 elif part_type == "refusal":
@@ -198,10 +203,11 @@ def read_items(items: list[Any]) -> tuple[list[str], list[str], list[ToolCall], 
     calls: list[ToolCall] = []
     executed = 0
     for item, kind in candidates:
-        key = field(item, "id") if kind == "mcp_approval_request" else field(item, "call_id")
-        if answered and isinstance(key, str) and key in answered:
-            executed += 1
-            continue
+        if answered:
+            key = field(item, "id") if kind == "mcp_approval_request" else field(item, "call_id")
+            if isinstance(key, str) and key in answered:
+                executed += 1
+                continue
         calls.append(_call_of(item, kind))
     return text, refusal, calls, executed
 
@@ -219,20 +225,25 @@ def read_response(
     """Build the `Stop` of one Response (`items` replaces its `output` when given)."""
     notes: list[str] = []
     details: dict[str, Any] = {}
-    status = as_raw(field(reply, "status"))
+    get = reply.get if type(reply) is dict else partial(field, reply)
+    status = get("status")
+    if type(status) is not str:
+        status = as_raw(status)
     reason: StopReason
     detail: str | None
-    if status is None:
+    entry = STATUS.get(status) if type(status) is str else None
+    if entry is not None:  # the usual case first
+        reason, detail = entry
+    elif status is None:
         reason, detail = StopReason.UNKNOWN, "missing"
         notes.append("no status: the reply says nothing about why it stopped")
     elif not isinstance(status, str):
         reason, detail = StopReason.UNKNOWN, "malformed"
         notes.append(f"status is a {type(status).__name__}, not a string")
     else:
-        reason, detail = STATUS.get(status, (StopReason.UNKNOWN, "unrecognized"))
-        if status not in STATUS:
-            notes.append(f"status {status!r} is not one stopkit knows: treated as unknown")
-    incomplete = field(reply, "incomplete_details")
+        reason, detail = StopReason.UNKNOWN, "unrecognized"
+        notes.append(f"status {status!r} is not one stopkit knows: treated as unknown")
+    incomplete = get("incomplete_details")
     if incomplete is not None:
         details["incomplete_details"] = as_dict(incomplete)
     if status == "incomplete":
@@ -244,7 +255,7 @@ def read_response(
         else:
             reason, detail = StopReason.UNKNOWN, "unrecognized"
             notes.append(f"incomplete_details.reason {why!r} is not one stopkit knows")
-    error = field(reply, "error")
+    error = get("error")
     if error is not None:
         details["error"] = as_dict(error)
         if status == "failed":
@@ -255,7 +266,7 @@ def read_response(
                     notes.append(f"status 'failed' with error code {code!r}: treated as filtered")
 
     if items is None:
-        output = field(reply, "output")
+        output = get("output")
         items = as_list(output)
         if output is not None and not items and not isinstance(output, list | tuple):
             reason, detail = StopReason.UNKNOWN, "malformed"
@@ -282,17 +293,34 @@ def read_response(
         reason = StopReason.TOOL_REQUEST
     elif reason is StopReason.UNKNOWN and calls:
         notes.append(f"{len(calls)} tool call(s) under an unknown stop: listed, not to be run")
-    return make_stop(
-        reason,
-        provider=PROVIDER,
-        raw=reply if raw is None else raw,
-        raw_reason=status,
-        detail=detail,
-        text="".join(text),
-        tool_calls=tuple(calls),
-        refusal=refusal,
-        notes=notes,
-        details=details,
+    if status is not None and type(status) is not str:
+        return make_stop(
+            reason,
+            provider=PROVIDER,
+            raw=reply if raw is None else raw,
+            raw_reason=status,
+            detail=detail,
+            text="".join(text),
+            tool_calls=tuple(calls),
+            refusal=refusal,
+            notes=notes,
+            details=details,
+        )
+    # make_stop's own work for a string or absent status, without its keyword call.
+    return _fast_stop(
+        {
+            "reason": reason,
+            "raw_reason": status,
+            "provider": PROVIDER,
+            "detail": detail,
+            "text": "".join(text),
+            "tool_calls": tuple(calls),
+            "refusal": refusal,
+            "stop_sequence": None,
+            "notes": tuple(notes),
+            "details": details,
+            "raw": reply if raw is None else raw,
+        }
     )
 
 
