@@ -178,6 +178,13 @@ class OpenAIChatAdapter:
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a chat completion: it has a `choices` list (not a chunk)."""
+        if type(reply) is dict:  # the JSON body: `field` inlined
+            if not isinstance(reply.get("choices"), list | tuple):
+                return False
+            kind = reply.get("object")
+            if type(kind) is str:
+                return kind not in ("text_completion", "chat.completion.chunk")
+            return as_raw(kind) not in ("text_completion", "chat.completion.chunk")
         choices = field(reply, "choices")
         if not isinstance(choices, list | tuple):
             return False
@@ -192,7 +199,8 @@ class OpenAIChatAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        choices = field(reply, "choices")
+        plain = type(reply) is dict
+        choices = reply.get("choices") if plain else field(reply, "choices")
         if not isinstance(choices, list | tuple):
             return decide(
                 None,
@@ -204,7 +212,8 @@ class OpenAIChatAdapter:
                 notes=[],
                 malformed="choices is not a list",
             )
-        hits = prompt_filtered(reply) if reader(reply)("prompt_filter_results") else []
+        filters = (reply.get if plain else reader(reply))("prompt_filter_results")
+        hits = prompt_filtered(reply) if filters else []
         if not choices:
             return _no_choice(reply, hits)
         first = choices[0] if len(choices) == 1 else min(choices, key=_index)

@@ -350,6 +350,8 @@ class OpenAIResponsesAdapter:
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a Response (`object == "response"`, dict or SDK object)."""
+        if type(reply) is dict:  # `field` inlined for the JSON body (tried for every dict)
+            return bool(reply.get("object") == "response")
         return bool(field(reply, "object") == "response")
 
     def detects_event(self, event: Any) -> bool:
