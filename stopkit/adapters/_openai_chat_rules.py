@@ -121,6 +121,7 @@ VLLM_STOP_REASON: dict[str, tuple[StopReason, str | None]] = {
 _TOOL_VALUES = frozenset({"tool_calls", "function_call"})
 _EMPTY: tuple[ToolCall, ...] = ()
 _SCALARS = (str, bytes, int, float, list, tuple)
+_SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
 
 
 def _nothing(name: str, default: Any = None) -> Any:
@@ -259,7 +260,7 @@ def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str
     """Return (tool calls, custom-tool call ids, whether legacy, what was malformed)."""
     get = reader(message)
     raw_calls = get("tool_calls")
-    if raw_calls is not None and not isinstance(raw_calls, list | tuple):
+    if raw_calls is not None and not isinstance(raw_calls, _SEQUENCES):
         return _EMPTY, [], False, "message.tool_calls is not a list"
     calls: list[ToolCall] = []
     custom: list[str] = []

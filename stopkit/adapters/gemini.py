@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 __all__ = ["BLOCK_REASONS", "FINISH_REASONS", "GeminiAdapter", "pick"]
 
 PROVIDER = "gemini"
+# isinstance() tuples, built once (a `list | tuple` union is built anew at every call).
+_SEQUENCES = (list, tuple)
+_NOT_A_CANDIDATE = (str, int, float, list)
+_NOT_A_REPLY = (dict, str, bytes, int, float, list, tuple)
 
 # Source: google-genai google/genai/types.py, `class FinishReason` (24 members), and the
 # proto comments of google/ai/generativelanguage/v1beta/generative_service.proto.
@@ -212,9 +216,9 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     content = field(candidate, "content")
     raw_parts = field(content, "parts")
     malformed: str | None = None
-    if candidate is None or isinstance(candidate, str | int | float | list):
+    if candidate is None or isinstance(candidate, _NOT_A_CANDIDATE):
         malformed = f"candidate {position} is a {type(candidate).__name__}, not an object"
-    elif raw_parts is not None and not isinstance(raw_parts, list | tuple):
+    elif raw_parts is not None and not isinstance(raw_parts, _SEQUENCES):
         malformed = f"content.parts is a {type(raw_parts).__name__}, not a list"
     texts: list[str] = []
     calls: list[ToolCall] = []
@@ -379,9 +383,9 @@ def _reply_stop(reply: Any) -> Stop:
 
 def _candidates(reply: Any) -> list[Any] | Stop:
     candidates = field(reply, "candidates")
-    if candidates is None or (isinstance(candidates, list | tuple) and not candidates):
+    if candidates is None or (isinstance(candidates, _SEQUENCES) and not candidates):
         return _reply_stop(reply)
-    if not isinstance(candidates, list | tuple):
+    if not isinstance(candidates, _SEQUENCES):
         return make_stop(
             StopReason.UNKNOWN, provider=PROVIDER, raw=reply, detail="malformed",
             notes=(f"candidates is a {type(candidates).__name__}, not a list",),
@@ -428,7 +432,7 @@ class GeminiAdapter:
                 or "prompt_feedback" in reply
                 or ("usageMetadata" in reply and "modelVersion" in reply)
             )
-        if isinstance(reply, dict | str | bytes | int | float | list | tuple) or reply is None:
+        if isinstance(reply, _NOT_A_REPLY) or reply is None:
             return False
         return hasattr(reply, "candidates") and hasattr(reply, "prompt_feedback")
 

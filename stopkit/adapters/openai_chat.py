@@ -38,6 +38,7 @@ __all__ = ["CONTENT_FILTER", "FINISH_DETAILS_TYPE", "FINISH_REASON", "OpenAIChat
 _R = StopReason
 _EMPTY: tuple[ToolCall, ...] = ()
 _SCALARS = (str, bytes, int, float, list, tuple)
+_SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
 
 
 def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
@@ -186,7 +187,7 @@ class OpenAIChatAdapter:
                 return kind not in ("text_completion", "chat.completion.chunk")
             return as_raw(kind) not in ("text_completion", "chat.completion.chunk")
         choices = field(reply, "choices")
-        if not isinstance(choices, list | tuple):
+        if not isinstance(choices, _SEQUENCES):
             return False
         kind = as_raw(field(reply, "object"))
         return kind not in ("text_completion", "chat.completion.chunk")
@@ -201,7 +202,7 @@ class OpenAIChatAdapter:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
         plain = type(reply) is dict
         choices = reply.get("choices") if plain else field(reply, "choices")
-        if not isinstance(choices, list | tuple):
+        if not isinstance(choices, _SEQUENCES):
             return decide(
                 None,
                 raw=reply,
@@ -222,7 +223,7 @@ class OpenAIChatAdapter:
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per choice, in `index` order (`n > 1`)."""
         choices = field(reply, "choices")
-        if not isinstance(choices, list | tuple) or not choices:
+        if not isinstance(choices, _SEQUENCES) or not choices:
             return (self.normalize(reply),)
         hits = prompt_filtered(reply) if reader(reply)("prompt_filter_results") else []
         return tuple(_read_choice(reply, c, hits) for c in sorted(choices, key=_index))
