@@ -16,7 +16,7 @@ import base64
 from typing import Any
 
 from stopkit._stop import Stop, StopReason
-from stopkit.adapters._common import as_list, as_raw, field, make_stop
+from stopkit.adapters._common import _is_plain_model, as_list, as_raw, field, make_stop
 from stopkit.adapters._gemini_turns import plain
 from stopkit.adapters.gemini import PROVIDER, normalize_reply, pick, read_candidate
 
@@ -139,6 +139,40 @@ class _Text:
         self.signature: Any = None
 
 
+# SDK chunks are read through a view: the object's instance __dict__, which gives `pick` and
+# `field` the same answers as the object (the declared fields, by their snake_case names) at a
+# dict's cost. Only for a plain pydantic class (`field`'s own test) with no extras on the object
+# and, per level, no class attribute named like a field read there; otherwise the object.
+_EVENT_NAMES = ("error", "model_version", "create_time", "prompt_feedback", "candidates")
+_CANDIDATE_NAMES = (
+    "index", "content", "finish_reason", "continuation_token", "finish_message",
+    "safety_ratings", "citation_metadata",
+)  # fmt: skip
+_PART_NAMES = ("text", "thought_signature", "thought", "function_call")
+_VIEWABLE: dict[tuple[type, tuple[str, ...]], bool] = {}
+
+
+def _view(obj: Any, names: tuple[str, ...]) -> Any:
+    """Return what to read `names` from: an SDK object's __dict__ when that is the same answer."""
+    kind = type(obj)
+    if kind is dict:
+        return obj
+    ok = _VIEWABLE.get((kind, names))
+    if ok is None:
+        ok = (
+            obj is not None
+            and _is_plain_model(kind)
+            and not any(
+                hasattr(kind, name) or name in kind.__private_attributes__ for name in names
+            )
+        )
+        if len(_VIEWABLE) < 512:
+            _VIEWABLE[kind, names] = ok
+    if ok and not getattr(obj, "__pydantic_extra__", None):
+        return obj.__dict__
+    return obj
+
+
 class _Call:
     __slots__ = ("args", "call_id", "name", "open", "partials", "signature")
 
@@ -161,7 +195,8 @@ class _Candidate:
         self.token: Any = None
         self.extras: dict[str, Any] = {}
 
-    def feed_part(self, part: Any) -> None:
+    def feed_part(self, sent: Any) -> None:
+        part = sent if type(sent) is dict else _view(sent, _PART_NAMES)
         text = field(part, "text")
         signature = pick(part, "thoughtSignature", "thought_signature")
         if text is not None:
@@ -179,7 +214,7 @@ class _Candidate:
             return
         fc = pick(part, "functionCall", "function_call")
         if fc is None:
-            self.parts.append(part)  # executableCode, inlineData, ...: kept as sent
+            self.parts.append(sent)  # executableCode, inlineData, ...: kept as sent
             return
         more = pick(fc, "willContinue", "will_continue") is True
         name = field(fc, "name")
@@ -270,6 +305,8 @@ class GeminiStream:
     def feed(self, event: Any) -> None:
         """Take one chunk: a `GenerateContentResponse` (SDK object or its JSON dict)."""
         self._chunks += 1
+        if type(event) is not dict:
+            event = _view(event, _EVENT_NAMES)
         error = field(event, "error")
         if error is not None:
             self._error = error
@@ -281,7 +318,8 @@ class GeminiStream:
         feedback = pick(event, "promptFeedback", "prompt_feedback")
         if feedback is not None:
             self._reply["promptFeedback"] = feedback
-        for position, candidate in enumerate(as_list(field(event, "candidates"))):
+        for position, sent in enumerate(as_list(field(event, "candidates"))):
+            candidate = sent if type(sent) is dict else _view(sent, _CANDIDATE_NAMES)
             index = field(candidate, "index")
             key = index if type(index) is int else position
             state = self._candidates.get(key)
