@@ -258,7 +258,7 @@ def _custom_call(item: Any) -> ToolCall:
 
 def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str | None]:
     """Return (tool calls, custom-tool call ids, whether legacy, what was malformed)."""
-    get = reader(message)
+    get = message.get if type(message) is dict else reader(message)  # reader(), inlined
     raw_calls = get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, _SEQUENCES):
         return _EMPTY, [], False, "message.tool_calls is not a list"
@@ -374,8 +374,21 @@ def decide(
             or (mapped[0] is _R.COMPLETED and not calls and stop_reason is None)
             or (mapped[0] is _R.OUTPUT_LIMIT and not calls)
         ):
-            return _stop(
-                mapped[0], mapped[1], raw, raw_reason, text, calls, refusal, notes, details, None
+            # _stop, inlined: a string raw_reason
+            return _fast_stop(
+                {
+                    "reason": mapped[0],
+                    "raw_reason": raw_reason,
+                    "provider": PROVIDER,
+                    "detail": mapped[1],
+                    "text": text,
+                    "tool_calls": calls,
+                    "refusal": refusal,
+                    "stop_sequence": None,
+                    "notes": tuple(notes),
+                    "details": details,
+                    "raw": raw,
+                }
             )
 
     def stop(

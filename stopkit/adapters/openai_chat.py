@@ -57,9 +57,9 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
             notes=notes,
             malformed=f"a choice is a {type(choice).__name__}, not an object",
         )
-    get = reader(choice)
+    get = choice.get if type(choice) is dict else reader(choice)  # reader(), inlined for a dict
     message = get("message")
-    message_get = reader(message)
+    message_get = message.get if type(message) is dict else reader(message)
     malformed: str | None = None
     content = message_get("content")
     text = content if type(content) is str else text_of(content)
@@ -89,7 +89,7 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     filter_results = get("content_filter_results")
     if filter_results:
         details["content_filter_results"] = filter_results
-    reply_get = reader(reply)
+    reply_get = reply.get if type(reply) is dict else reader(reply)
     moderation = reply_get("moderation")
     if moderation is not None:
         details["moderation"] = moderation
