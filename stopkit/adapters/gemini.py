@@ -185,6 +185,17 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
     """Turn one `functionCall` (dict or SDK object) into a `ToolCall` (internal)."""
     if type(fc) is dict:
         name, call_id, args = fc.get("name"), fc.get("id"), fc.get("args")
+        if args is not None:  # the JSON body's usual call: the steps below, `pick` inlined
+            if not isinstance(call_id, str) or not call_id:
+                call_id = f"{name}_{n}" if isinstance(name, str) and name else f"call_{n}"
+                synthetic.append(call_id)
+            call = tool_call(call_id, name, args)
+            more = fc.get("willContinue")
+            if more is None:
+                more = fc.get("will_continue")
+            if more is True:
+                return call.model_copy(update={"complete": False, "error": _STILL_STREAMING})
+            return call
     else:
         name, call_id, args = field(fc, "name"), field(fc, "id"), field(fc, "args")
     if not isinstance(call_id, str) or not call_id:
@@ -199,10 +210,13 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
             args, error = assemble_partial_args({}, as_list(partial))
     call = tool_call(call_id, name, {} if args is None else args)
     if error is None and pick(fc, "willContinue", "will_continue") is True:
-        error = "the call's arguments were still streaming (willContinue) when the reply ended"
+        error = _STILL_STREAMING
     if error is not None:
         return call.model_copy(update={"complete": False, "error": error})
     return call
+
+
+_STILL_STREAMING = "the call's arguments were still streaming (willContinue) when the reply ended"
 
 
 def _phrase(n: int) -> str:
@@ -213,8 +227,9 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     """Return the `Stop` of one candidate: the table, then the reconciliation steps (internal)."""
     notes: list[str] = []
     details: dict[str, Any] = {"candidate_index": position}
-    content = field(candidate, "content")
-    raw_parts = field(content, "parts")
+    plain = type(candidate) is dict  # the JSON body: `field` / `pick` inlined (same answers)
+    content = candidate.get("content") if plain else field(candidate, "content")
+    raw_parts = content.get("parts") if type(content) is dict else field(content, "parts")
     malformed: str | None = None
     if candidate is None or isinstance(candidate, _NOT_A_CANDIDATE):
         malformed = f"candidate {position} is a {type(candidate).__name__}, not an object"
@@ -297,7 +312,12 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
         notes.append(f"{_phrase(len(calls))} under finishReason {shown}: listed, not run")
 
     for camel, snake in _CANDIDATE_DETAILS:
-        value = pick(candidate, camel, snake)
+        if plain:
+            value = candidate.get(camel)
+            if value is None:
+                value = candidate.get(snake)
+        else:
+            value = pick(candidate, camel, snake)
         if value is not None:
             details[snake] = value
     _reply_details(reply, details)
@@ -382,7 +402,9 @@ def _reply_stop(reply: Any) -> Stop:
 
 
 def _candidates(reply: Any) -> list[Any] | Stop:
-    candidates = field(reply, "candidates")
+    candidates = reply.get("candidates") if type(reply) is dict else field(reply, "candidates")
+    if type(candidates) is list and candidates:  # the usual reply
+        return candidates
     if candidates is None or (isinstance(candidates, _SEQUENCES) and not candidates):
         return _reply_stop(reply)
     if not isinstance(candidates, _SEQUENCES):
