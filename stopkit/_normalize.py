@@ -93,7 +93,8 @@ def normalize(reply: Any, *, adapter: str | Adapter | None = None) -> Stop:
         >>> stop.reason
         <StopReason.COMPLETED: 'completed'>
     """
-    reply = _decode(reply)
+    if type(reply) is not dict:  # a JSON body given as a dict needs no decoding
+        reply = _decode(reply)
     if adapter is None:
         return _detect(reply).normalize(reply)
     chosen = get_adapter(adapter)
