@@ -219,6 +219,10 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
 _STILL_STREAMING = "the call's arguments were still streaming (willContinue) when the reply ended"
 
 
+# (shown finishReason, number of calls) -> the tool_request note; bounded.
+_TOOL_NOTES: dict[tuple[Any, int], str] = {}
+
+
 def _phrase(n: int) -> str:
     return f"{n} function call" + ("" if n == 1 else "s")
 
@@ -301,9 +305,12 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
             )
             reason, detail = StopReason.UNKNOWN, "malformed"
         else:
-            notes.append(
-                f"finishReason {shown} with {_phrase(len(calls))}: treated as tool_request"
-            )
+            note = _TOOL_NOTES.get((shown, len(calls)))  # the same words, built once
+            if note is None:
+                note = f"finishReason {shown} with {_phrase(len(calls))}: treated as tool_request"
+                if len(_TOOL_NOTES) < 64:
+                    _TOOL_NOTES[shown, len(calls)] = note
+            notes.append(note)
             reason, detail = StopReason.TOOL_REQUEST, None
     elif reason is StopReason.PAUSED and not token:
         notes.append(f"finishReason {shown} without a continuationToken: nothing to resume from")
