@@ -22,6 +22,7 @@ __all__ = [
     "field2",
     "look_up",
     "make_stop",
+    "malformed_message",
     "parse_arguments",
     "tool_call",
 ]
@@ -244,6 +245,24 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
             "complete": complete,
             "error": error,
         }
+    )
+
+
+def malformed_message(reply: Any, message: Any, *, provider: str, stop_field: str) -> Stop | None:
+    """Return UNKNOWN/`malformed` when a reply's `message` is not an object, else None.
+
+    For the wire formats that wrap the whole answer in one `message` object (Cohere v2, Ollama):
+    without it there is nothing to read, and the stop value is kept as `raw_reason`.
+    """
+    if message is not None and not isinstance(message, str | int | float | list | tuple | bool):
+        return None
+    return make_stop(
+        StopReason.UNKNOWN,
+        provider=provider,
+        raw=reply,
+        raw_reason=field(reply, stop_field),
+        detail="malformed",
+        notes=[f"message is a {type(message).__name__}, not an object"],
     )
 
 

@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_list, as_raw, field, look_up, make_stop, tool_call
+from stopkit.adapters._common import (
+    as_list,
+    as_raw,
+    field,
+    look_up,
+    make_stop,
+    malformed_message,
+    tool_call,
+)
 
 if TYPE_CHECKING:
     from stopkit.adapters._cohere_stream import CohereStream
@@ -163,18 +171,11 @@ class CohereAdapter:
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a v2 Chat reply."""
         message = field(reply, "message")
+        malformed = malformed_message(reply, message, provider=NAME, stop_field="finish_reason")
+        if malformed is not None:
+            return malformed
         notes: list[str] = []
         details: dict[str, Any] = {}
-        if message is None or isinstance(message, str | int | float | list | tuple | bool):
-            notes.append(f"message is a {type(message).__name__}, not an object")
-            return make_stop(
-                StopReason.UNKNOWN,
-                provider=NAME,
-                raw=reply,
-                raw_reason=field(reply, "finish_reason"),
-                detail="malformed",
-                notes=notes,
-            )
         plan = field(message, "tool_plan")
         if isinstance(plan, str) and plan:
             details["tool_plan"] = plan

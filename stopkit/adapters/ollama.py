@@ -15,7 +15,15 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_list, as_raw, field, look_up, make_stop, tool_call
+from stopkit.adapters._common import (
+    as_list,
+    as_raw,
+    field,
+    look_up,
+    make_stop,
+    malformed_message,
+    tool_call,
+)
 
 __all__ = ["DONE_REASON", "OllamaAdapter", "OllamaStream"]
 
@@ -161,18 +169,11 @@ class OllamaAdapter:
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of an `/api/chat` reply."""
         message = field(reply, "message")
+        malformed = malformed_message(reply, message, provider=NAME, stop_field="done_reason")
+        if malformed is not None:
+            return malformed
         notes: list[str] = []
         details: dict[str, Any] = {}
-        if message is None or isinstance(message, str | int | float | list | tuple | bool):
-            notes.append(f"message is a {type(message).__name__}, not an object")
-            return make_stop(
-                StopReason.UNKNOWN,
-                provider=NAME,
-                raw=reply,
-                raw_reason=field(reply, "done_reason"),
-                detail="malformed",
-                notes=notes,
-            )
         thinking = field(message, "thinking")
         if isinstance(thinking, str) and thinking:
             details["thinking"] = thinking
