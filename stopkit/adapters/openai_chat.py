@@ -41,21 +41,21 @@ _SCALARS = (str, bytes, int, float, list, tuple)
 _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
 
 
+def _unreadable(reply: Any, details: dict[str, Any], notes: list[str], **why: Any) -> Stop:
+    """Decide a reply with no choice to read (`why`: a blocked prompt, or a malformed choice)."""
+    return decide(
+        None, raw=reply, text="", refusal=None, calls=_EMPTY, details=details, notes=notes, **why
+    )
+
+
 def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     details: dict[str, Any] = {}
     notes: list[str] = []
     if prompt_hits:
         details["prompt_filter_results"] = field(reply, "prompt_filter_results")
     if choice is None or isinstance(choice, _SCALARS):
-        return decide(
-            None,
-            raw=reply,
-            text="",
-            refusal=None,
-            calls=_EMPTY,
-            details=details,
-            notes=notes,
-            malformed=f"a choice is a {type(choice).__name__}, not an object",
+        return _unreadable(
+            reply, details, notes, malformed=f"a choice is a {type(choice).__name__}, not an object"
         )
     get = choice.get if type(choice) is dict else reader(choice)  # reader(), inlined for a dict
     message = get("message")
@@ -129,16 +129,7 @@ def _no_choice(reply: Any, prompt_hits: list[str]) -> Stop:
     error = field(reply, "error")
     if prompt_hits:
         details["prompt_filter_results"] = field(reply, "prompt_filter_results")
-        return decide(
-            None,
-            raw=reply,
-            text="",
-            refusal=None,
-            calls=_EMPTY,
-            details=details,
-            notes=notes,
-            prompt_hits=prompt_hits,
-        )
+        return _unreadable(reply, details, notes, prompt_hits=prompt_hits)
     if error is not None:
         details["error"] = error
         notes.append("no choices, and an error in the reply: unknown/error")
