@@ -32,6 +32,9 @@ class Adapter(Protocol):
 
     `normalize` never raises for a reply of its shape: a malformed one is `UNKNOWN` with a
     detail and a note. `detects` must be cheap and must not raise.
+
+    Optional: `detect_keys`, the top-level keys a JSON body must hold at least one of for
+    `detects` to accept it; auto-detection skips the adapter for a body with none of them.
     """
 
     name: str

@@ -87,6 +87,26 @@ def get_adapter(name: str | Adapter) -> Adapter:
     raise AdapterNotFound(name, [a.name for a in registered_adapters()])
 
 
+def detect_keys(adapter: Any) -> tuple[str, ...] | None:
+    """Return an adapter's optional `detect_keys` as a tuple, checking its form (internal).
+
+    Raises `TypeError` naming the adapter when it is not a collection of key names.
+    """
+    keys = getattr(adapter, "detect_keys", None)
+    if keys is None:
+        return None
+    try:
+        names = None if isinstance(keys, str | bytes) else tuple(keys)
+    except TypeError:  # not iterable
+        names = None
+    if names is None or not all(isinstance(k, str) for k in names):
+        raise TypeError(
+            f"adapter {adapter.name!r}: detect_keys must be a collection of key names, "
+            f"not {keys!r}"
+        )
+    return names
+
+
 def register_adapter(adapter: Any, *, replace: bool = False) -> None:
     """Add a user adapter; auto-detection tries it before the built-ins. Thread-safe.
 
@@ -99,6 +119,7 @@ def register_adapter(adapter: Any, *, replace: bool = False) -> None:
     for attribute in ("name", "detects", "normalize"):
         if not hasattr(adapter, attribute):
             raise TypeError(f"an adapter needs a {attribute!r} attribute; {adapter!r} has none")
+    detect_keys(adapter)
     with _lock:
         if not replace and any(a.name == adapter.name for a in registered_adapters()):
             raise ValueError(f"an adapter named {adapter.name!r} is already registered")

@@ -227,6 +227,9 @@ class AnthropicAdapter:
     """
 
     name = "anthropic"
+    # A body without `type` is never a Messages reply: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("type",)
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "stop_reason": STOP_REASONS
     }
@@ -243,6 +246,10 @@ class AnthropicAdapter:
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a Messages API reply (`type == "message"`, dict or SDK object)."""
+        if type(reply) is dict:  # the JSON body: `field` inlined
+            if reply.get("type") != "message":
+                return False
+            return reply.get("role") == "assistant" or reply.get("content") is not None
         if field(reply, "type") != "message":
             return False
         return field(reply, "role") == "assistant" or field(reply, "content") is not None

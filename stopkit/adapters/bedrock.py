@@ -247,6 +247,9 @@ class BedrockAdapter:
     """
 
     name = "bedrock"
+    # A Converse reply holds `output.message`: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("output",)
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "stopReason": STOP_REASONS,
         "ConverseStream exception event": STREAM_ERRORS,

@@ -133,6 +133,9 @@ class CohereAdapter:
     """
 
     name = NAME
+    # A v2 Chat reply has a top-level `finish_reason`: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("finish_reason",)
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "finish_reason": FINISH_REASON
     }

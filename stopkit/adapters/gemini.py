@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop, _fast_tool_call
 from stopkit.adapters import _gemini_turns
 from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop, tool_call
 
@@ -186,9 +186,22 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
     if type(fc) is dict:
         name, call_id, args = fc.get("name"), fc.get("id"), fc.get("args")
         if args is not None:  # the JSON body's usual call: the steps below, `pick` inlined
-            if not isinstance(call_id, str) or not call_id:
-                call_id = f"{name}_{n}" if isinstance(name, str) and name else f"call_{n}"
+            if type(call_id) is not str or not call_id:
+                call_id = f"{name}_{n}" if type(name) is str and name else f"call_{n}"
                 synthetic.append(call_id)
+            finished = "willContinue" not in fc and "will_continue" not in fc
+            if finished and type(args) is dict and type(name) is str and name:
+                # `tool_call`'s answer for a finished call with decoded arguments, built here.
+                return _fast_tool_call(
+                    {
+                        "id": call_id,
+                        "name": name,
+                        "arguments": dict(args),
+                        "arguments_json": None,
+                        "complete": True,
+                        "error": None,
+                    }
+                )
             call = tool_call(call_id, name, args)
             more = fc.get("willContinue")
             if more is None:
@@ -219,8 +232,13 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
 _STILL_STREAMING = "the call's arguments were still streaming (willContinue) when the reply ended"
 
 
-# (shown finishReason, number of calls) -> the tool_request note; bounded.
+# (finishReason as sent, a str or an int; number of calls) -> the tool_request note; bounded.
 _TOOL_NOTES: dict[tuple[Any, int], str] = {}
+
+
+def _shown(raw_reason: Any) -> Any:
+    """The finishReason as notes quote it: a string in quotes, a number as is."""
+    return repr(raw_reason) if type(raw_reason) is str else raw_reason
 
 
 def _phrase(n: int) -> str:
@@ -288,35 +306,41 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
     if malformed is not None:
         notes.append(malformed)
         reason, detail = StopReason.UNKNOWN, "malformed"
-    shown = raw_reason if type(raw_reason) is not str else repr(raw_reason)
     token = pick(candidate, "continuationToken", "continuation_token")
     if token is not None:
         details["continuation_token"] = token
 
     if reason is StopReason.OUTPUT_LIMIT and calls:
+        shown = _shown(raw_reason)
         notes.append(f"finishReason {shown} cut {_phrase(len(calls))}: marked incomplete")
         calls = [_cut(call) for call in calls]
     elif reason is StopReason.COMPLETED and calls:
         broken = [call for call in calls if not call.complete]
         if broken:
             notes.append(
-                f"finishReason {shown} with {_phrase(len(calls))}, {len(broken)} unreadable "
+                f"finishReason {_shown(raw_reason)} with {_phrase(len(calls))}, "
+                f"{len(broken)} unreadable "
                 f"({broken[0].error}): unknown, nothing is run"
             )
             reason, detail = StopReason.UNKNOWN, "malformed"
         else:
-            note = _TOOL_NOTES.get((shown, len(calls)))  # the same words, built once
+            note = _TOOL_NOTES.get((raw_reason, len(calls)))  # the same words, built once
             if note is None:
+                shown = _shown(raw_reason)
                 note = f"finishReason {shown} with {_phrase(len(calls))}: treated as tool_request"
                 if len(_TOOL_NOTES) < 64:
-                    _TOOL_NOTES[shown, len(calls)] = note
+                    _TOOL_NOTES[raw_reason, len(calls)] = note
             notes.append(note)
             reason, detail = StopReason.TOOL_REQUEST, None
     elif reason is StopReason.PAUSED and not token:
-        notes.append(f"finishReason {shown} without a continuationToken: nothing to resume from")
+        notes.append(
+            f"finishReason {_shown(raw_reason)} without a continuationToken: nothing to resume from"
+        )
         reason, detail = StopReason.UNKNOWN, "missing"
     elif calls and reason is not StopReason.TOOL_REQUEST:
-        notes.append(f"{_phrase(len(calls))} under finishReason {shown}: listed, not run")
+        notes.append(
+            f"{_phrase(len(calls))} under finishReason {_shown(raw_reason)}: listed, not run"
+        )
 
     for camel, snake in _CANDIDATE_DETAILS:
         if plain:
@@ -327,7 +351,19 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
             value = pick(candidate, camel, snake)
         if value is not None:
             details[snake] = value
-    _reply_details(reply, details)
+    if type(reply) is dict:  # `_reply_details` inlined for the JSON body
+        version = reply.get("modelVersion")
+        if version is None:
+            version = reply.get("model_version")
+        if version is not None:
+            details["model_version"] = version
+        feedback = reply.get("promptFeedback")
+        if feedback is None:
+            feedback = reply.get("prompt_feedback")
+        if feedback is not None:
+            details["prompt_feedback"] = feedback
+    else:
+        _reply_details(reply, details)
     if raw_reason is not None and type(raw_reason) is not str:
         return make_stop(
             reason,
@@ -439,6 +475,11 @@ class GeminiAdapter:
     """
 
     name = "gemini"
+    # The keys `detects` accepts a body on: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = (
+        "candidates", "promptFeedback", "prompt_feedback", "usageMetadata"
+    )
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "finishReason": FINISH_REASONS,
         "promptFeedback.blockReason": BLOCK_REASONS,
@@ -471,6 +512,10 @@ class GeminiAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first candidate; never raises for this shape."""
+        if type(reply) is dict:  # the usual JSON body: `normalize_reply`'s first step inlined
+            candidates = reply.get("candidates")
+            if type(candidates) is list and candidates:
+                return read_candidate(candidates[0], 0, reply)
         return normalize_reply(reply)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:

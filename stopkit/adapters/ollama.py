@@ -149,6 +149,9 @@ class OllamaAdapter:
     """
 
     name = NAME
+    # An `/api/chat` reply has `done`: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("done",)
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "done_reason": DONE_REASON
     }

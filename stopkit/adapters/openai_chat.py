@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._common import as_raw, field, make_stop
@@ -152,6 +152,9 @@ class OpenAIChatAdapter:
     """
 
     name = PROVIDER
+    # A chat completion has a `choices` list: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("choices",)
     tables: dict[str, dict[str, tuple[StopReason, str | None]]] = {  # noqa: RUF012
         "finish_reason": FINISH_REASON,
         "finish_details.type": FINISH_DETAILS_TYPE,
@@ -171,7 +174,7 @@ class OpenAIChatAdapter:
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a chat completion: it has a `choices` list (not a chunk)."""
         if type(reply) is dict:  # the JSON body: `field` inlined
-            if not isinstance(reply.get("choices"), list | tuple):
+            if not isinstance(reply.get("choices"), _SEQUENCES):
                 return False
             kind = reply.get("object")
             if type(kind) is str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
 from stopkit.adapters._common import (
@@ -336,6 +336,9 @@ class OpenAIResponsesAdapter:
     """
 
     name = PROVIDER
+    # A Response says `object: "response"`: auto-detection skips this adapter
+    # for a JSON body with none of these keys.
+    detect_keys: ClassVar[tuple[str, ...]] = ("object",)
     tables: dict[str, dict[str, tuple[StopReason, str | None]]] = {  # noqa: RUF012
         "status": STATUS,
         "incomplete_details.reason": INCOMPLETE_REASON,
