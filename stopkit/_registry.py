@@ -15,12 +15,13 @@ from stopkit._errors import AdapterNotFound
 
 __all__ = ["get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"]
 
-# Detection order: the most specific shapes first. Responses (`object: "response"`) before Chat;
-# Chat (`choices`) before the shapes that also carry a top-level `message` (Ollama, Cohere).
+# Detection order: the most specific shapes first, the most common first where two cannot
+# both claim a reply (Chat refuses `object: "response"`, which Responses requires). Chat
+# (`choices`) before the shapes that also carry a top-level `message` (Ollama, Cohere).
 _BUILTIN: dict[str, str] = {
     "anthropic": "stopkit.adapters.anthropic:AnthropicAdapter",
-    "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "openai.chat": "stopkit.adapters.openai_chat:OpenAIChatAdapter",
+    "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "gemini": "stopkit.adapters.gemini:GeminiAdapter",
     "bedrock": "stopkit.adapters.bedrock:BedrockAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
@@ -63,7 +64,7 @@ def registered_adapters() -> tuple[Adapter, ...]:
 
     Example:
         >>> [a.name for a in stopkit.registered_adapters()][:2]
-        ['anthropic', 'openai.responses']
+        ['anthropic', 'openai.chat']
     """
     order = _order
     if order is not None:

@@ -20,7 +20,7 @@ from stopkit._registry import detect_keys
 from tests._corpus import ADAPTER_OF_WIRE, rows
 from tests._payloads import load_cases
 
-BUILTINS = ("anthropic", "openai.responses", "openai.chat", "gemini", "bedrock", "cohere", "ollama")
+BUILTINS = ("anthropic", "openai.chat", "openai.responses", "gemini", "bedrock", "cohere", "ollama")
 
 
 def _in_order(reply: dict[str, Any]) -> str | None:
@@ -91,6 +91,19 @@ def test_detection_answers_as_trying_every_adapter_in_order(body: dict[str, Any]
         if adapter.detects(body):
             assert any(k in body for k in detect_keys(adapter) or ()), name
     assert _detected(body) == _in_order(body)
+
+
+@given(st.dictionaries(_KEYS, _VALUES, max_size=8))
+def test_chat_and_responses_never_claim_the_same_body(body: dict[str, Any]) -> None:
+    """Their order in detection is free (Chat goes first, being the commoner) only while so."""
+    chat, responses = stopkit.get_adapter("openai.chat"), stopkit.get_adapter("openai.responses")
+    assert not (chat.detects(body) and responses.detects(body))
+
+
+def test_a_body_saying_response_is_never_a_chat_completion() -> None:
+    """`object: "response"` beside a `choices` list is still read by the Responses adapter."""
+    body = {"object": "response", "choices": [], "status": "completed", "output": []}
+    assert stopkit.detect(body).name == "openai.responses"
 
 
 class _Tagged:

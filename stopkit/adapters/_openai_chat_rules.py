@@ -339,6 +339,49 @@ def _cut(calls: tuple[ToolCall, ...], why: str) -> tuple[ToolCall, ...]:
     )
 
 
+def plain_stop(
+    raw_reason: str,
+    raw: Any,
+    text: str,
+    calls: tuple[ToolCall, ...],
+    notes: list[str],
+    details: dict[str, Any],
+) -> Stop | None:
+    """The `Stop` of a choice with nothing to reconcile, or None when a step has a say.
+
+    For a choice with no refusal, filter, error, vLLM `stop_reason` or malformed part, whose
+    finish_reason is a documented OpenAI value that agrees with its calls: `decide`'s steps
+    give this same answer, without building their closure (the hot path of every chat reply).
+    """
+    mapped = _PLAIN.get(raw_reason)
+    if mapped is None:
+        return None
+    reason = mapped[0]
+    if calls:
+        if reason is not _R.TOOL_REQUEST:
+            return None
+        for call in calls:
+            if not call.complete:
+                return None
+    elif reason is _R.TOOL_REQUEST:
+        return None
+    return _fast_stop(
+        {
+            "reason": reason,
+            "raw_reason": raw_reason,
+            "provider": PROVIDER,
+            "detail": mapped[1],
+            "text": text,
+            "tool_calls": calls,
+            "refusal": None,
+            "stop_sequence": None,
+            "notes": tuple(notes),
+            "details": details,
+            "raw": raw,
+        }
+    )
+
+
 def decide(
     raw_reason: Any,
     *,
@@ -357,8 +400,7 @@ def decide(
     incomplete: bool = False,
 ) -> Stop:
     """Apply the table and the reconciliation steps to one choice's parts; return its `Stop`."""
-    # The common case first: a documented OpenAI value with nothing to reconcile (the steps
-    # below give the same answer for it, without building the closure).
+    # The common case first: a documented OpenAI value with nothing to reconcile.
     if (
         malformed is None
         and not incomplete
@@ -366,30 +408,12 @@ def decide(
         and not prompt_hits
         and (filtered is None or filtered[0] is None)
         and error is None
+        and stop_reason is None
         and type(raw_reason) is str
     ):
-        mapped = _PLAIN.get(raw_reason)
-        if mapped is not None and (
-            (mapped[0] is _R.TOOL_REQUEST and calls and not [c for c in calls if not c.complete])
-            or (mapped[0] is _R.COMPLETED and not calls and stop_reason is None)
-            or (mapped[0] is _R.OUTPUT_LIMIT and not calls)
-        ):
-            # _stop, inlined: a string raw_reason
-            return _fast_stop(
-                {
-                    "reason": mapped[0],
-                    "raw_reason": raw_reason,
-                    "provider": PROVIDER,
-                    "detail": mapped[1],
-                    "text": text,
-                    "tool_calls": calls,
-                    "refusal": refusal,
-                    "stop_sequence": None,
-                    "notes": tuple(notes),
-                    "details": details,
-                    "raw": raw,
-                }
-            )
+        plain = plain_stop(raw_reason, raw, text, calls, notes, details)
+        if plain is not None:
+            return plain
 
     def stop(
         reason: StopReason,

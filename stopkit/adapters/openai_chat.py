@@ -24,6 +24,7 @@ from stopkit.adapters._openai_chat_rules import (
     VLLM_STOP_REASON,
     decide,
     filter_detail,
+    plain_stop,
     prompt_filtered,
     read_calls,
     reader,
@@ -37,6 +38,8 @@ __all__ = ["CONTENT_FILTER", "FINISH_DETAILS_TYPE", "FINISH_REASON", "OpenAIChat
 
 _R = StopReason
 _EMPTY: tuple[ToolCall, ...] = ()
+# `object` values of bodies with `choices` that are not chat completions.
+_NOT_A_COMPLETION = ("text_completion", "chat.completion.chunk", "response")
 _SCALARS = (str, bytes, int, float, list, tuple)
 _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
 
@@ -72,12 +75,15 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     refusal = message_get("refusal")
     if not isinstance(refusal, str) or not refusal:
         refusal = None
-    calls, custom, legacy, problem = read_calls(message)
-    malformed = malformed or problem
-    if custom:
-        details["custom_tool_calls"] = custom
-    if legacy:
-        details["legacy_function_call"] = True
+    if message_get("tool_calls") is None and message_get("function_call") is None:
+        calls = _EMPTY  # read_calls' answer for a message with no call of any kind
+    else:
+        calls, custom, legacy, problem = read_calls(message)
+        malformed = malformed or problem
+        if custom:
+            details["custom_tool_calls"] = custom
+        if legacy:
+            details["legacy_function_call"] = True
     # Dialect extras (OpenRouter, legacy vision, Azure, OpenAI moderation); the in-band error of
     # the choice (OpenRouter), of the reply, or of Groq's x_groq.
     native = get("native_finish_reason")
@@ -101,6 +107,19 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         if groq is not None:
             error = reader(groq)("error") or None
     finish_reason = get("finish_reason")
+    stop_reason = get("stop_reason")
+    if (
+        type(finish_reason) is str
+        and malformed is None
+        and refusal is None
+        and not prompt_hits
+        and not filter_results
+        and error is None
+        and stop_reason is None
+    ):  # nothing for a step to reconcile: decide's first answer, without its keyword call
+        plain = plain_stop(finish_reason, reply, text, calls, notes, details)
+        if plain is not None:
+            return plain
     return decide(
         finish_reason if type(finish_reason) is str else as_raw(finish_reason),
         raw=reply,
@@ -110,7 +129,7 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
         details=details,
         notes=notes,
         error=error,
-        stop_reason=get("stop_reason"),
+        stop_reason=stop_reason,
         filtered=filter_detail(filter_results) if filter_results else None,
         prompt_hits=prompt_hits,
         finish_details_type=field(finish_details, "type") if finish_details else None,
@@ -172,19 +191,23 @@ class OpenAIChatAdapter:
     )
 
     def detects(self, reply: Any) -> bool:
-        """Say whether `reply` is a chat completion: it has a `choices` list (not a chunk)."""
+        """Say whether `reply` is a chat completion: it has a `choices` list (not a chunk).
+
+        An `object` of `"response"` is the Responses API's, whatever else the body holds: the
+        two adapters never claim the same reply, so their detection order does not matter.
+        """
         if type(reply) is dict:  # the JSON body: `field` inlined
             if not isinstance(reply.get("choices"), _SEQUENCES):
                 return False
             kind = reply.get("object")
             if type(kind) is str:
-                return kind not in ("text_completion", "chat.completion.chunk")
-            return as_raw(kind) not in ("text_completion", "chat.completion.chunk")
+                return kind not in _NOT_A_COMPLETION
+            return as_raw(kind) not in _NOT_A_COMPLETION
         choices = field(reply, "choices")
         if not isinstance(choices, _SEQUENCES):
             return False
         kind = as_raw(field(reply, "object"))
-        return kind not in ("text_completion", "chat.completion.chunk")
+        return kind not in _NOT_A_COMPLETION
 
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a chat completion chunk (Azure's first one has no object)."""
