@@ -339,25 +339,34 @@ def _cut(calls: tuple[ToolCall, ...], why: str) -> tuple[ToolCall, ...]:
     )
 
 
+def _refusal_note(raw_reason: Any) -> str:
+    return f"message.refusal present with finish_reason {raw_reason!r}: filtered/refusal"
+
+
 def plain_stop(
     raw_reason: str,
     raw: Any,
     text: str,
     calls: tuple[ToolCall, ...],
+    refusal: str | None,
     notes: list[str],
     details: dict[str, Any],
 ) -> Stop | None:
-    """The `Stop` of a choice with nothing to reconcile, or None when a step has a say.
+    """The `Stop` of a choice with little to reconcile, or None when a step has a say.
 
-    For a choice with no refusal, filter, error, vLLM `stop_reason` or malformed part, whose
-    finish_reason is a documented OpenAI value that agrees with its calls: `decide`'s steps
-    give this same answer, without building their closure (the hot path of every chat reply).
+    For a choice with no filter, error, vLLM `stop_reason` or malformed part, whose
+    finish_reason is a documented OpenAI value: a refusal (step 1), or calls that agree with
+    the value. `decide`'s steps give this same answer, without building their closure (the
+    hot path of every chat reply).
     """
     mapped = _PLAIN.get(raw_reason)
     if mapped is None:
         return None
-    reason = mapped[0]
-    if calls:
+    reason, detail = mapped
+    if refusal:
+        notes.append(_refusal_note(raw_reason))
+        reason, detail = _R.FILTERED, "refusal"
+    elif calls:
         if reason is not _R.TOOL_REQUEST:
             return None
         for call in calls:
@@ -370,10 +379,10 @@ def plain_stop(
             "reason": reason,
             "raw_reason": raw_reason,
             "provider": PROVIDER,
-            "detail": mapped[1],
+            "detail": detail,
             "text": text,
             "tool_calls": calls,
-            "refusal": None,
+            "refusal": refusal,
             "stop_sequence": None,
             "notes": tuple(notes),
             "details": details,
@@ -400,18 +409,17 @@ def decide(
     incomplete: bool = False,
 ) -> Stop:
     """Apply the table and the reconciliation steps to one choice's parts; return its `Stop`."""
-    # The common case first: a documented OpenAI value with nothing to reconcile.
+    # The common cases first: a documented OpenAI value with little to reconcile.
     if (
         malformed is None
         and not incomplete
-        and not refusal
         and not prompt_hits
         and (filtered is None or filtered[0] is None)
         and error is None
         and stop_reason is None
         and type(raw_reason) is str
     ):
-        plain = plain_stop(raw_reason, raw, text, calls, notes, details)
+        plain = plain_stop(raw_reason, raw, text, calls, refusal, notes, details)
         if plain is not None:
             return plain
 
@@ -457,7 +465,7 @@ def decide(
 
     # 1. filtered: a refusal, an Azure filter (the reply's or the prompt's), content_filter.
     if refusal:
-        notes.append(f"message.refusal present with finish_reason {raw_reason!r}: filtered/refusal")
+        notes.append(_refusal_note(raw_reason))
         return stop(_R.FILTERED, "refusal")
     if filtered is not None and filtered[0] is not None:
         notes.append(f"content_filter_results filtered {', '.join(filtered[1])}: filtered")

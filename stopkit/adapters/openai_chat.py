@@ -111,13 +111,12 @@ def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
     if (
         type(finish_reason) is str
         and malformed is None
-        and refusal is None
         and not prompt_hits
         and not filter_results
         and error is None
         and stop_reason is None
-    ):  # nothing for a step to reconcile: decide's first answer, without its keyword call
-        plain = plain_stop(finish_reason, reply, text, calls, notes, details)
+    ):  # little for a step to reconcile: decide's first answer, without its keyword call
+        plain = plain_stop(finish_reason, reply, text, calls, refusal, notes, details)
         if plain is not None:
             return plain
     return decide(
