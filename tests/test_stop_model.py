@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pickle
 from enum import Enum
+from types import SimpleNamespace
 
 import pytest
 from pydantic import ValidationError
 
 from stopkit import Stop, StopReason, ToolCall
+from stopkit._stop import _slot_setter
 from stopkit.adapters._common import make_stop, parse_arguments, tool_call
 
 
@@ -26,6 +29,27 @@ def test_make_stop_equals_a_validated_stop() -> None:
     assert fast == slow
     assert fast.model_dump() == slow.model_dump()
     assert fast.raw is raw
+
+
+def test_fast_models_copy_pickle_and_print_like_validated_ones() -> None:
+    """Objects built through the slot descriptors carry every slot pydantic's methods read."""
+    fast = tool_call("c1", "f", '{"x": 1}')
+    slow = ToolCall(id="c1", name="f", arguments={"x": 1}, arguments_json='{"x": 1}')
+    assert repr(fast) == repr(slow)
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    cut = {"complete": False}
+    assert fast.model_copy(update=cut) == slow.model_copy(update=cut)
+    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (None, None)
+    stop = make_stop(StopReason.COMPLETED, provider="p", raw=None, tool_calls=(fast,))
+    assert pickle.loads(pickle.dumps(stop)) == stop
+
+
+def test_slot_setter_falls_back_to_object_setattr() -> None:
+    """A slot pydantic no longer declares is set with object.__setattr__ instead."""
+    setter = _slot_setter("not_a_pydantic_slot")
+    holder = SimpleNamespace()
+    setter(holder, 42)
+    assert holder.not_a_pydantic_slot == 42
 
 
 def test_stop_is_immutable() -> None:
