@@ -374,21 +374,7 @@ def plain_stop(
                 return None
     elif reason is _R.TOOL_REQUEST:
         return None
-    return _fast_stop(
-        {
-            "reason": reason,
-            "raw_reason": raw_reason,
-            "provider": PROVIDER,
-            "detail": detail,
-            "text": text,
-            "tool_calls": calls,
-            "refusal": refusal,
-            "stop_sequence": None,
-            "notes": tuple(notes),
-            "details": details,
-            "raw": raw,
-        }
-    )
+    return _stop(reason, detail, raw, raw_reason, text, calls, refusal, notes, details, None)
 
 
 def decide(
