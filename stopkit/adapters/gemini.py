@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop, _fast_tool_call
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
 from stopkit.adapters import _gemini_turns
 from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop, tool_call
 
@@ -189,20 +189,9 @@ def read_call(fc: Any, n: int, synthetic: list[str]) -> ToolCall:
             if type(call_id) is not str or not call_id:
                 call_id = f"{name}_{n}" if type(name) is str and name else f"call_{n}"
                 synthetic.append(call_id)
-            finished = "willContinue" not in fc and "will_continue" not in fc
-            if finished and type(args) is dict and type(name) is str and name:
-                # `tool_call`'s answer for a finished call with decoded arguments, built here.
-                return _fast_tool_call(
-                    {
-                        "id": call_id,
-                        "name": name,
-                        "arguments": dict(args),
-                        "arguments_json": None,
-                        "complete": True,
-                        "error": None,
-                    }
-                )
             call = tool_call(call_id, name, args)
+            if "willContinue" not in fc and "will_continue" not in fc:
+                return call  # a finished call: the usual case
             more = fc.get("willContinue")
             if more is None:
                 more = fc.get("will_continue")
@@ -351,19 +340,7 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
             value = pick(candidate, camel, snake)
         if value is not None:
             details[snake] = value
-    if type(reply) is dict:  # `_reply_details` inlined for the JSON body
-        version = reply.get("modelVersion")
-        if version is None:
-            version = reply.get("model_version")
-        if version is not None:
-            details["model_version"] = version
-        feedback = reply.get("promptFeedback")
-        if feedback is None:
-            feedback = reply.get("prompt_feedback")
-        if feedback is not None:
-            details["prompt_feedback"] = feedback
-    else:
-        _reply_details(reply, details)
+    _reply_details(reply, details)
     if raw_reason is not None and type(raw_reason) is not str:
         return make_stop(
             reason,
@@ -409,10 +386,18 @@ def _cut(call: ToolCall) -> ToolCall:
 
 
 def _reply_details(reply: Any, details: dict[str, Any]) -> None:
-    version = pick(reply, "modelVersion", "model_version")
+    if type(reply) is dict:  # the JSON body: `pick` inlined (once per reply, on the hot path)
+        version = reply.get("modelVersion")
+        if version is None:
+            version = reply.get("model_version")
+        feedback = reply.get("promptFeedback")
+        if feedback is None:
+            feedback = reply.get("prompt_feedback")
+    else:
+        version = pick(reply, "modelVersion", "model_version")
+        feedback = pick(reply, "promptFeedback", "prompt_feedback")
     if version is not None:
         details["model_version"] = version
-    feedback = pick(reply, "promptFeedback", "prompt_feedback")
     if feedback is not None:
         details["prompt_feedback"] = feedback
 
