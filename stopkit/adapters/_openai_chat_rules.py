@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall, _fast_stop
+from stopkit._stop import Stop, StopReason, ToolCall
 from stopkit.adapters._common import as_list, as_raw, field, make_stop, tool_call
 
 __all__ = [
@@ -296,42 +296,6 @@ def read_calls(message: Any) -> tuple[tuple[ToolCall, ...], list[str], bool, str
 _PLAIN = {k: FINISH_REASON[k] for k in ("stop", "length", "tool_calls", "function_call")}
 
 
-def _stop(
-    reason: StopReason,
-    detail: str | None,
-    raw: Any,
-    raw_reason: Any,
-    text: str,
-    calls: tuple[ToolCall, ...],
-    refusal: str | None,
-    notes: list[str],
-    details: dict[str, Any],
-    stop_sequence: str | None,
-) -> Stop:
-    if raw_reason is not None and type(raw_reason) is not str:
-        return make_stop(
-            reason, provider=PROVIDER, raw=raw, raw_reason=raw_reason, detail=detail, text=text,
-            tool_calls=calls, refusal=refusal, stop_sequence=stop_sequence, notes=notes,
-            details=details,
-        )  # fmt: skip
-    # make_stop's own work for a string or absent raw_reason, without its keyword call.
-    return _fast_stop(
-        {
-            "reason": reason,
-            "raw_reason": raw_reason,
-            "provider": PROVIDER,
-            "detail": detail,
-            "text": text,
-            "tool_calls": calls,
-            "refusal": refusal,
-            "stop_sequence": stop_sequence,
-            "notes": tuple(notes),
-            "details": details,
-            "raw": raw,
-        }
-    )
-
-
 def _cut(calls: tuple[ToolCall, ...], why: str) -> tuple[ToolCall, ...]:
     return tuple(
         c if not c.complete else c.model_copy(update={"complete": False, "error": why})
@@ -374,7 +338,10 @@ def plain_stop(
                 return None
     elif reason is _R.TOOL_REQUEST:
         return None
-    return _stop(reason, detail, raw, raw_reason, text, calls, refusal, notes, details, None)
+    return make_stop(
+        reason, provider=PROVIDER, raw=raw, raw_reason=raw_reason, detail=detail, text=text,
+        tool_calls=calls, refusal=refusal, notes=notes, details=details,
+    )  # fmt: skip
 
 
 def decide(
@@ -415,9 +382,10 @@ def decide(
         tool_calls: tuple[ToolCall, ...] = calls,
         stop_sequence: str | None = None,
     ) -> Stop:
-        return _stop(
-            reason, detail, raw, raw_reason, text, tool_calls, refusal, notes, details,
-            stop_sequence,
+        return make_stop(
+            reason, provider=PROVIDER, raw=raw, raw_reason=raw_reason, detail=detail, text=text,
+            tool_calls=tool_calls, refusal=refusal, stop_sequence=stop_sequence, notes=notes,
+            details=details,
         )  # fmt: skip
 
     if error is not None:

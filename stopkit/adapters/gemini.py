@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters import _gemini_turns
 from stopkit.adapters._common import as_list, as_raw, field, field2, make_stop, tool_call
 
@@ -341,33 +341,16 @@ def read_candidate(candidate: Any, position: int, reply: Any) -> Stop:
         if value is not None:
             details[snake] = value
     _reply_details(reply, details)
-    if raw_reason is not None and type(raw_reason) is not str:
-        return make_stop(
-            reason,
-            provider=PROVIDER,
-            raw=reply,
-            raw_reason=raw_reason,
-            detail=detail,
-            text="".join(texts),
-            tool_calls=tuple(calls),
-            notes=notes,
-            details=details,
-        )
-    # make_stop's own work for a string or absent raw_reason, without its keyword call.
-    return _fast_stop(
-        {
-            "reason": reason,
-            "raw_reason": raw_reason,
-            "provider": PROVIDER,
-            "detail": detail,
-            "text": "".join(texts),
-            "tool_calls": tuple(calls),
-            "refusal": None,
-            "stop_sequence": None,
-            "notes": tuple(notes),
-            "details": details,
-            "raw": reply,
-        }
+    return make_stop(
+        reason,
+        provider=PROVIDER,
+        raw=reply,
+        raw_reason=raw_reason,
+        detail=detail,
+        text="".join(texts),
+        tool_calls=tuple(calls),
+        notes=notes,
+        details=details,
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, _fast_stop
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._common import (
     as_list,
     as_raw,
@@ -293,34 +293,17 @@ def read_response(
         reason = StopReason.TOOL_REQUEST
     elif reason is StopReason.UNKNOWN and calls:
         notes.append(f"{len(calls)} tool call(s) under an unknown stop: listed, not to be run")
-    if status is not None and type(status) is not str:
-        return make_stop(
-            reason,
-            provider=PROVIDER,
-            raw=reply if raw is None else raw,
-            raw_reason=status,
-            detail=detail,
-            text="".join(text),
-            tool_calls=tuple(calls),
-            refusal=refusal,
-            notes=notes,
-            details=details,
-        )
-    # make_stop's own work for a string or absent status, without its keyword call.
-    return _fast_stop(
-        {
-            "reason": reason,
-            "raw_reason": status,
-            "provider": PROVIDER,
-            "detail": detail,
-            "text": "".join(text),
-            "tool_calls": tuple(calls),
-            "refusal": refusal,
-            "stop_sequence": None,
-            "notes": tuple(notes),
-            "details": details,
-            "raw": reply if raw is None else raw,
-        }
+    return make_stop(
+        reason,
+        provider=PROVIDER,
+        raw=reply if raw is None else raw,
+        raw_reason=status,
+        detail=detail,
+        text="".join(text),
+        tool_calls=tuple(calls),
+        refusal=refusal,
+        notes=notes,
+        details=details,
     )
 
 
