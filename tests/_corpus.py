@@ -1,8 +1,6 @@
 """The shared conformance corpus (`../shared/corpus`): real recorded replies with labels.
 
 The corpus is read in place, never copied. Where it is absent the tests that use it skip.
-A label we are sure is wrong is listed in `tests/corpus_allowlist/<wire_format>.txt`, one line
-per file: `<file> -> <reason we give>  # why the label is wrong`.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("STOPKIT_CORPUS", ROOT.parent / "shared" / "corpus"))
-ALLOWLIST = Path(__file__).parent / "corpus_allowlist"
 
 #: corpus wire format -> the adapter that reads it
 ADAPTER_OF_WIRE = {
@@ -65,17 +62,3 @@ def rows(wire_format: str, *, stream: bool) -> list[Row]:
             out.append(Row(label))
     return out
 
-
-def allowlist(wire_format: str) -> dict[str, str]:
-    """File -> the reason we give instead of the label, from the commented allowlist."""
-    path = ALLOWLIST / f"{wire_format}.txt"
-    if not path.is_file():
-        return {}
-    out: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        body = line.split("#", 1)[0].strip()
-        if not body:
-            continue
-        file, _, reason = body.partition("->")
-        out[file.strip()] = reason.strip()
-    return out
