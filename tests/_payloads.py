@@ -96,14 +96,16 @@ def check(stop: stopkit.Stop, expect: dict[str, Any]) -> None:
     The keys of `expect` are the keyword arguments of `stopkit.testing.assert_stop`: `reason`,
     `raw_reason`, `provider`, `detail`, `text`, `refusal`, `stop_sequence` compared exactly;
     `tool_calls` as a list of dicts, each key compared; `notes` as fragments some note must
-    contain; `details` as keys that must be present; `n_tool_calls`.
+    contain; `details` as keys that must be present; `usage` as the token counts; `n_tool_calls`.
     """
     assert_stop(stop, **expect)
 
 
 def same_stop(a: stopkit.Stop, b: stopkit.Stop) -> None:
     """Assert two Stops agree on what a caller acts on (stream vs whole reply)."""
-    fields = ("reason", "raw_reason", "detail", "text", "refusal", "stop_sequence", "provider")
+    fields = (
+        "reason", "raw_reason", "detail", "text", "refusal", "stop_sequence", "provider", "usage"
+    )  # fmt: skip
     diffs = [
         f"{f}: {getattr(a, f)!r} != {getattr(b, f)!r}"
         for f in fields
