@@ -96,7 +96,10 @@ def _bedrock_ends(event: Any) -> bool:
 
 TERMINAL: dict[str, Callable[[Any], bool]] = {
     "anthropic": lambda e: _get(e, "type") == "message_stop",
-    "openai.chat": lambda e: any(_get(c, "finish_reason") for c in _choices(e)),
+    # finish_reason, or the legacy finish_details that stands in for it (DESIGN section 3)
+    "openai.chat": lambda e: any(
+        _get(c, "finish_reason") or _get(c, "finish_details") for c in _choices(e)
+    ),
     "openai.responses": lambda e: (
         _get(e, "type") in {"response.completed", "response.incomplete", "response.failed"}
     ),
