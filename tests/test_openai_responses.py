@@ -497,7 +497,18 @@ def test_signal_tables_do_not_overlap() -> None:
     assert len(keys) == len(set(keys))
 
 
-# --- an error object beside an ordinary status (issue 12) ------------------------------------
+# --- usage and the ceiling (issue 12) -----------------------------------------------------------
+
+
+def test_usage_of_an_sdk_response_is_read_from_its_own_type() -> None:
+    """The SDK's ResponseUsage gives the same counts as its JSON, the raw object kept."""
+    reply = _reply("completed_function_call.json")
+    obj = to_sdk(reply)
+    stop = stopkit.normalize(obj)
+    assert stop.usage == stopkit.normalize(reply).usage
+    assert isinstance(obj, Response)
+    assert stop.details["usage"] is obj.usage
+    assert stop.model_dump()["usage"]["cache_read_tokens"] == 1024
 
 
 def test_a_completed_reply_with_an_error_object_is_unknown() -> None:
