@@ -20,7 +20,8 @@ from stopkit.adapters.openai_chat import (
     FINISH_REASON,
     OpenAIChatAdapter,
 )
-from tests._corpus import ADAPTER_OF_WIRE, rows
+from tests._adapters import ADAPTER_OF_WIRE
+from tests._corpus import rows
 from tests._payloads import PAYLOADS, load_cases, same_stop
 
 ADAPTER = OpenAIChatAdapter()
