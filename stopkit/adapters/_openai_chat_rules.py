@@ -154,7 +154,12 @@ def filter_hits(results: Any) -> list[str]:
 
 
 def category_detail(hits: list[str]) -> str | None:
-    """The filtered detail the first category that filtered names (`safety` when unlisted)."""
+    """Return the detail the first category that filtered names (`safety` when unlisted).
+
+    Example:
+        >>> category_detail(["protected_material_code", "hate"])
+        'recitation'
+    """
     return CONTENT_FILTER.get(hits[0], (StopReason.FILTERED, "safety"))[1]
 
 

@@ -94,7 +94,12 @@ def readings(reply: Any) -> list[Reading]:
 
 
 def read(reply: Any) -> Reading:
-    """Read the reply's first choice (the lowest `index`): what `normalize` reports."""
+    """Read the reply's first choice (the lowest `index`): what `normalize` reports.
+
+    Example:
+        >>> read({"choices": [{"message": {"content": "Hi"}, "finish_reason": "stop"}]}).text
+        'Hi'
+    """
     fields = wire(reply)
     choices = fields.get("choices")
     if not isinstance(choices, _SEQUENCES) or not choices:
