@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolCall, ToolResult
-from stopkit.adapters._calls import tool_call
+from stopkit.adapters._calls import stable_id, tool_call
 from stopkit.adapters._engine import decide
 from stopkit.adapters._ollama_rules import DONE_REASON, PROVIDER, RULES
 from stopkit.adapters._ollama_stream import OllamaStream
@@ -81,9 +81,7 @@ def build_call(position: int, item: Any) -> ToolCall:
     """
     said = wire(item)
     function = wire(said.get("function"))
-    call_id = said.get("id")
-    if type(call_id) is not str or not call_id:
-        call_id = f"call_{position}"
+    call_id = stable_id(said.get("id"), position)
     return tool_call(call_id, function.get("name"), function.get("arguments"))
 
 
