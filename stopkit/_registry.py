@@ -26,6 +26,9 @@ _BUILTIN: dict[str, str] = {
     "bedrock": "stopkit.adapters.bedrock:BedrockAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
+    # Older wire formats, last: no body the adapters above claim is theirs (legacy Completions
+    # is refused by Chat), so they never slow the common ones.
+    "openai.completions": "stopkit.adapters.openai_completions:OpenAICompletionsAdapter",
 }
 
 _lock = threading.RLock()

@@ -180,6 +180,14 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda e: _field(e, "done") is True,
         sse=False,
     ),
+    # Issue 18's wire formats: legacy Completions (Chat's choices with a `text` body).
+    Builtin(
+        "openai.completions",
+        "openai_completions",
+        ("openai_completions",),
+        _chat_path,
+        _chat_ends,
+    ),
 )
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}

@@ -45,8 +45,10 @@ def rows(wire_format: str, *, stream: bool) -> list[Row]:
     out = []
     for line in labels.read_text(encoding="utf-8").splitlines():
         label = json.loads(line)
+        # A label's `in_scope` is the corpus's view of the library when it was recorded; a
+        # wire format a registry row reads (ADAPTER_OF_WIRE) is in scope now, whatever it says.
         if (
-            label.get("in_scope")
+            (label.get("in_scope") or label["wire_format"] in ADAPTER_OF_WIRE)
             and label["wire_format"] == wire_format
             and bool(label["stream"]) == stream
         ):
