@@ -175,7 +175,7 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "ollama",
         "ollama",
-        ("ollama_chat",),
+        ("ollama_chat", "ollama_generate"),
         lambda r: ("done_reason",),
         lambda e: _field(e, "done") is True,
         sse=False,
