@@ -27,8 +27,9 @@ _BUILTIN: dict[str, str] = {
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
     # Older wire formats, last: no body the adapters above claim is theirs (legacy Completions
-    # is refused by Chat), so they never slow the common ones.
+    # is refused by Chat; Cohere v1 has no `message`), so they never slow the common ones.
     "openai.completions": "stopkit.adapters.openai_completions:OpenAICompletionsAdapter",
+    "cohere.v1": "stopkit.adapters.cohere_v1:CohereV1Adapter",
 }
 
 _lock = threading.RLock()
