@@ -12,19 +12,24 @@ from collections.abc import Sequence
 from typing import Any
 
 from stopkit._stop import Stop, StopReason, ToolResult
-from stopkit.adapters._common import as_list, field
+from stopkit.adapters._wire import listed, to_json, wire
 
-__all__ = ["assistant_message", "plain", "resume", "tool_results"]
+__all__ = ["assistant_message", "rest_bytes", "resume", "tool_results"]
 
 
-def plain(obj: Any) -> Any:
-    """A JSON-ready copy of one wire object: a dict copied, an SDK model dumped in camelCase."""
-    if isinstance(obj, dict):
-        return dict(obj)
-    dump = getattr(obj, "model_dump", None)
-    if dump is not None:
-        return dump(mode="json", by_alias=True, exclude_none=True)
-    return obj
+def rest_bytes(value: Any) -> Any:
+    """Return bytes as the REST JSON carries them (URL-safe base64); other values unchanged.
+
+    google-genai holds thought signatures and continuation tokens as decoded bytes and sends
+    them back this way (`_common.py`).
+
+    Example:
+        >>> rest_bytes(b"tok")
+        'dG9r'
+    """
+    if isinstance(value, bytes | bytearray):
+        return base64.urlsafe_b64encode(bytes(value)).decode("ascii")
+    return value
 
 
 def assistant_message(stop: Stop) -> list[dict[str, Any]]:
@@ -32,11 +37,12 @@ def assistant_message(stop: Stop) -> list[dict[str, Any]]:
 
     Only blank text parts without a thought signature are left out.
     """
-    candidates = as_list(field(stop.raw, "candidates"))
+    candidates = listed(wire(stop.raw).get("candidates"))
     index = stop.details.get("candidate_index", 0)
     if not isinstance(index, int) or index >= len(candidates):
         return []
-    parts = [plain(part) for part in as_list(field(field(candidates[index], "content"), "parts"))]
+    content = wire(candidates[index]).get("content")
+    parts = [to_json(part, drop_none=True) for part in listed(wire(content).get("parts"))]
     # An empty text part (streams end with one) is rejected by Vertex ("empty text parameter");
     # one that carries a thought signature is kept, the signature must go back.
     kept = [p for p in parts if not (isinstance(p, dict) and _blank(p))]
@@ -88,10 +94,7 @@ def resume(stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return `([], {"continuation_token": <base64 str>})` for a paused `CONTINUATION` Stop."""
     if stop.reason is not StopReason.PAUSED:
         raise ValueError(f"resume() needs a paused Stop, not {stop.reason.value!r}")
-    token = stop.details.get("continuation_token")
-    if isinstance(token, bytes | bytearray):
-        # The SDK holds the decoded bytes; it sends them URL-safe base64 (_common.py).
-        token = base64.urlsafe_b64encode(bytes(token)).decode("ascii")
+    token = rest_bytes(stop.details.get("continuation_token"))
     if not isinstance(token, str) or not token:
         raise ValueError("this paused Stop has no continuation token to resume from")
     return [], {"continuation_token": token}
