@@ -20,19 +20,9 @@ from typing import Any
 
 import stopkit
 from stopkit.testing import assert_stop
+from tests._adapters import BY_FOLDER
 
 PAYLOADS = Path(__file__).parent / "payloads"
-
-#: payload folder (= adapter module) -> adapter name
-ADAPTER_OF_FOLDER = {
-    "anthropic": "anthropic",
-    "openai_chat": "openai.chat",
-    "openai_responses": "openai.responses",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "cohere": "cohere",
-    "ollama": "ollama",
-}
 
 
 @dataclass(frozen=True)
@@ -46,7 +36,8 @@ class Case:
 
     @property
     def adapter(self) -> str:
-        return ADAPTER_OF_FOLDER.get(self.folder, self.folder)
+        row = BY_FOLDER.get(self.folder)
+        return row.name if row is not None else self.folder
 
     @property
     def is_stream(self) -> bool:
