@@ -130,6 +130,23 @@ def test_bool_finish_reason_is_malformed_not_an_int() -> None:
     assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "malformed")
 
 
+@pytest.mark.parametrize(("sent", "synthetic"), [(None, True), ("", True), (["x"], False)])
+def test_call_ids_absent_are_made_up_and_of_the_wrong_type_are_not_runnable(
+    sent: Any, synthetic: bool
+) -> None:
+    """A call without an id gets `<name>_<n>`; an id that is not a string leaves it unrunnable."""
+    call: dict[str, Any] = {"name": "f", "args": {}}
+    if sent is not None:
+        call["id"] = sent
+    reply = {
+        "candidates": [{"content": {"parts": [{"functionCall": call}]}, "finishReason": "STOP"}]
+    }
+    (made,) = stopkit.normalize(reply).tool_calls
+    assert (made.id == "f_0", made.complete) == (synthetic, synthetic)
+    if not synthetic:
+        assert made.error == "the call's id is a list, not a string"
+
+
 def test_normalize_all_gives_one_stop_per_candidate() -> None:
     """Two candidates give two Stops, each with its own reason and text."""
     stops = stopkit.normalize_all(_reply("multiple_candidates.json"))

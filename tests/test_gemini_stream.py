@@ -152,11 +152,13 @@ def test_the_stricter_of_two_finish_reasons_wins(
 
 
 def test_nothing_after_the_finish_reason_changes_the_reply() -> None:
-    """Text and calls sent after the finishReason chunk are not taken; a note says they came."""
+    """Text, calls and errors sent after the finishReason chunk are not taken; a note counts."""
     late = _chunk({"text": " and more"}, {"functionCall": {"name": "wire_money", "args": {}}})
-    stop = _run([_chunk({"text": "Done."}, finish="STOP"), late, _chunk({"text": "!"})])
+    error = {"error": {"code": 500, "message": "Internal error encountered.", "status": "INTERNAL"}}
+    stop = _run([_chunk({"text": "Done."}, finish="STOP"), late, _chunk({"text": "!"}), error])
     assert (stop.reason, stop.text, stop.tool_calls) == (StopReason.COMPLETED, "Done.", ())
-    assert any("2 chunks arrived after the finishReason" in note for note in stop.notes)
+    assert "error" not in stop.details
+    assert any("3 chunks arrived after the finishReason" in note for note in stop.notes)
 
 
 def test_usage_and_metadata_after_the_finish_reason_are_read() -> None:
