@@ -143,6 +143,10 @@ def assemble_partial_args(
     String pieces for one JSONPath are concatenated; other values replace. `base` (arguments
     sent whole beside the pieces) is copied, never changed. On an error the arguments built
     so far come back with it; the call must not run.
+
+    Example:
+        >>> assemble_partial_args({"a": 1}, [{"jsonPath": "$.l[1]", "numberValue": 2}])
+        ({'a': 1, 'l': [None, 2]}, None)
     """
     strings: dict[str, list[str]] = {}
     values: dict[str, Any] = {}

@@ -176,7 +176,12 @@ def canonical(raw: Any, numbers: Mapping[int, str]) -> Any:
 
 
 def continuation_needs_token(reading: Reading, reason: StopReason, detail: str | None) -> Verdict:
-    """A `CONTINUATION` without a continuationToken cannot be resumed: unknown/missing."""
+    """A `CONTINUATION` without a continuationToken cannot be resumed: unknown/missing.
+
+    Example:
+        >>> continuation_needs_token(Reading(None, "CONTINUATION"), *FINISH_REASONS["CONTINUATION"])
+        (<StopReason.UNKNOWN: 'unknown'>, 'missing')
+    """
     if reason is _R.PAUSED and not reading.details.get("continuation_token"):
         raw = raw_value(reading.raw_reason)
         reading.notes.append(

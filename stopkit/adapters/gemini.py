@@ -76,7 +76,14 @@ _STILL_STREAMING = "the call's arguments were still streaming (willContinue) whe
 
 
 def read(reply: Any) -> Reading:
-    """Read a reply's first candidate (a reply with none: its prompt feedback) into its facts."""
+    """Read a reply's first candidate (a reply with none: its prompt feedback) into its facts.
+
+    Example:
+        >>> reading = read({"candidates": [{"content": {"parts": [
+        ...     {"functionCall": {"name": "f", "args": {"a": 1}}}]}, "finishReason": "STOP"}]})
+        >>> (reading.raw_reason, [call.id for call in reading.calls])
+        ('STOP', ['f_0'])
+    """
     fields = wire(reply)
     candidates = fields.get("candidates")
     if type(candidates) is list and candidates:  # the usual reply
@@ -85,7 +92,12 @@ def read(reply: Any) -> Reading:
 
 
 def readings(reply: Any) -> list[Reading]:
-    """Read every candidate of a reply into its facts, in order (a reply with none: one)."""
+    """Read every candidate of a reply into its facts, in order (a reply with none: one).
+
+    Example:
+        >>> [r.raw_reason for r in readings({"promptFeedback": {"blockReason": "SAFETY"}})]
+        ['SAFETY']
+    """
     fields = wire(reply)
     candidates = fields.get("candidates")
     found = listed(candidates)
