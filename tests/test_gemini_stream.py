@@ -158,7 +158,7 @@ def test_nothing_after_the_finish_reason_changes_the_reply() -> None:
     stop = _run([_chunk({"text": "Done."}, finish="STOP"), late, _chunk({"text": "!"}), error])
     assert (stop.reason, stop.text, stop.tool_calls) == (StopReason.COMPLETED, "Done.", ())
     assert "error" not in stop.details
-    assert any("3 chunks arrived after the finishReason" in note for note in stop.notes)
+    assert any("3 events arrived after the finishReason chunk" in note for note in stop.notes)
 
 
 def test_usage_and_metadata_after_the_finish_reason_are_read() -> None:

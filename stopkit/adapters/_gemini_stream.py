@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from stopkit._stop import Stop
-from stopkit.adapters._engine import decide, stricter
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._engine import stricter
 from stopkit.adapters._gemini_args import assemble_partial_args
 from stopkit.adapters._gemini_rules import (
     FINISH_REASONS,
@@ -195,7 +195,7 @@ def _late_content(parts: list[Any]) -> bool:
     return False
 
 
-class GeminiStream:
+class GeminiStream(Accumulator):
     """Accumulates one `streamGenerateContent` stream (SDK chunks or JSON dicts) into a `Stop`.
 
     Given the adapter's reader (`gemini.read`), which reads the reply the chunks amount to.
@@ -209,19 +209,20 @@ class GeminiStream:
         'completed'
     """
 
+    rules = RULES
+
     def __init__(self, read: Callable[[Any], Reading]) -> None:
-        self._read = read
+        super().__init__(read)
         self._candidates: dict[int, _Candidate] = {}
         self._reply: dict[str, Any] = {}
         self._usage: dict[str, Any] = {}
-        self._chunks = 0
         self._late = 0
         self._blocked = False
         self._error: Any = None
 
     def feed(self, event: Any) -> None:
         """Take one chunk: a `GenerateContentResponse` (SDK object or its JSON dict)."""
-        self._chunks += 1
+        self._cached = None
         fields = wire(event)
         error = fields.get("error")
         if error is not None:
@@ -306,33 +307,28 @@ class GeminiStream:
             reply["usageMetadata"] = dict(self._usage)
         return reply
 
-    def result(self) -> Stop:
-        """Return the `Stop` for the chunks so far (`stream_incomplete` before a finishReason)."""
-        reading = self._read(self.merged_reply())
-        ended = reading.ended = self._ended()
-        notes = reading.notes
+    def _reading(self) -> Reading:
         first = self._candidates[min(self._candidates)] if self._candidates else None
-        if self._error is not None:
-            error = to_json(self._error, drop_none=True)
-            reading.error = reading.details["error"] = error
-            said = wire(error)
-            notes.append(
-                f"the stream carried an error object ({said.get('status')}: {said.get('message')})"
-            )
-        if not ended:
-            notes.append(f"the stream ended after {self._chunks} chunks without a finishReason")
-            if first is not None and first.token is not None:
-                notes.append("a continuationToken arrived: the request can be resumed from it")
-        elif first is not None and first.open_call is not None:
+        ended = self._ended()
+        error = to_json(self._error, drop_none=True) if self._error is not None else None
+        said = wire(error)
+        reading = self._settle(
+            self._read(self.merged_reply()),
+            end="finishReason chunk",
+            ended=ended,
+            late=self._late + (first.late if first is not None else 0),
+            error=error,
+            error_note=f"the stream carried an error object ({said.get('status')}: "
+            f"{said.get('message')})",
+        )
+        notes = reading.notes
+        if first is None:
+            return reading
+        if not ended and first.token is not None:
+            notes.append("a continuationToken arrived: the request can be resumed from it")
+        elif ended and first.open_call is not None:
             notes.append(
                 f"the streamed call {first.open_call.name!r} was still open (willContinue) at "
                 "the finishReason: incomplete, not run"
             )
-        late = self._late + (first.late if first is not None else 0)
-        if late:
-            s = "" if late == 1 else "s"
-            notes.append(
-                f"{late} chunk{s} arrived after the finishReason: their text and calls "
-                "were not taken"
-            )
-        return decide(reading, RULES)
+        return reading
