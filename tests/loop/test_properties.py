@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 import stopkit
 from stopkit import DEFAULT_HANDLERS, StopReason
 from stopkit.testing import ScriptedModel
-from tests.test_loop import FAKE, USER, reply
-from tests.test_loop_providers import PROVIDERS, Shapes
+from tests.loop._fake import FAKE, USER, reply
+from tests.loop._shapes import PROVIDERS, Shapes
 
 REASONS = [r.value for r in StopReason]
 

@@ -24,8 +24,10 @@ __all__ = [
     "CANCELLED",
     "ToolRunner",
     "argument_problem",
+    "describe",
     "error_result",
     "is_async_callable",
+    "size_of",
     "tool_content",
 ]
 
@@ -77,7 +79,7 @@ def _timed_out(call: ToolCall, timeout: float | None) -> ToolResult:
     return error_result(call, f"timed out after {timeout or 0:.3g} s")
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
     """Return `Type: message` for an exception: what the model is sent, never a traceback."""
     name = type(exc).__name__
     try:
@@ -89,7 +91,7 @@ def _describe(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-def _size_of(value: Any, budget: int, max_depth: int) -> tuple[int, int]:
+def size_of(value: Any, budget: int, max_depth: int) -> tuple[int, int]:
     """Walk `value` as JSON would, stopping once over `budget` bytes or `max_depth` levels.
 
     Returns `(size, depth)`: the JSON size in bytes (approximate for non-JSON values, and only
@@ -147,7 +149,7 @@ def argument_problem(call: ToolCall, max_bytes: int, max_depth: int) -> str | No
         size = len(raw)
         if size <= max_bytes < size * 4:  # only non-ASCII text can take more bytes than chars
             size = len(raw.encode("utf-8", "replace"))
-    walked, depth = _size_of(arguments, max_bytes, max_depth)
+    walked, depth = size_of(arguments, max_bytes, max_depth)
     if size < 0:
         size = walked
     if size > max_bytes:
@@ -274,7 +276,7 @@ class ToolRunner:
         except _TimedOut:
             return _timed_out(call, timeout), time.perf_counter() - start
         except Exception as exc:
-            return error_result(call, _describe(exc)), time.perf_counter() - start
+            return error_result(call, describe(exc)), time.perf_counter() - start
         return _ok_result(call, value), time.perf_counter() - start
 
     async def arun(self, call: ToolCall, timeout: float | None) -> tuple[ToolResult, float]:
@@ -312,5 +314,5 @@ class ToolRunner:
             return _timed_out(call, timeout), time.perf_counter() - start
         seconds = time.perf_counter() - start
         if not ok:
-            return error_result(call, _describe(value)), seconds
+            return error_result(call, describe(value)), seconds
         return _ok_result(call, value), seconds

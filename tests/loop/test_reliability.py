@@ -32,11 +32,11 @@ from stopkit import (
     StopReason,
     Termination,
 )
-from stopkit._retry import is_transient
-from stopkit._tools import CANCELLED, MAX_ERROR_CHARS, argument_problem
+from stopkit.loop._retry import is_transient
+from stopkit.loop._runner import CANCELLED, MAX_ERROR_CHARS, argument_problem
 from stopkit.testing import ScriptedModel
-from tests.test_loop import FAKE, USER, add, call, reply, results_of
-from tests.test_loop_providers import (
+from tests.loop._fake import FAKE, USER, add, call, reply, results_of
+from tests.loop._shapes import (
     PROVIDERS,
     Shapes,
     assert_every_call_answered_once,

@@ -1,11 +1,9 @@
-"""The engine of a loop run: its state (`_Run`) and its steps (`_drive`).
+"""The state of one loop run (`Run`): its transcript, bounds, model calls and ending.
 
-`_drive` is a generator holding the whole logic of a run. It yields what it needs done, a model
-call `(_CALL, overrides, messages)`, a handler run `(_HANDLE, handler, ctx)` or a backoff wait
-`(_SLEEP, seconds)`, and gets the result sent back (a model call's exception is thrown back in);
-`Loop.run` and `Loop.arun` (in `_loop.py`) are the thin sync and async shells that do it. So the
-two entry points cannot drift apart, and a turn costs a few generator steps, not a copy of the
-transcript.
+`drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
+call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
+`Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
+tool call goes through the run's `ToolExecutor` likewise.
 """
 
 from __future__ import annotations
@@ -14,22 +12,19 @@ import json
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Generator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
 
+from stopkit._adapter import Adapter
 from stopkit._errors import ModelCallError
-from stopkit._handlers import (
-    Continue,
-    Escalate,
-    Finish,
-    LoopContext,
-    Retry,
-    _as_list,
-    user_message,
-)
-from stopkit._logsafe import clip, redact
+from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._outcome import (
+from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._requests import CallModel, Request, Sleep
+from stopkit.loop._runner import ToolRunner, describe, size_of
+from stopkit.loop._settings import LoopSettings
+from stopkit.loop.events import (
     Escalated,
     Escalation,
     LoopEnded,
@@ -40,14 +35,9 @@ from stopkit._outcome import (
     ToolRun,
     TurnStarted,
 )
-from stopkit._run_tools import ToolTurns
-from stopkit._stop import Stop, StopReason, ToolCall
-from stopkit._tools import _describe, _size_of
+from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, user_message
 
-if TYPE_CHECKING:
-    from stopkit._loop import Loop
-
-__all__ = ["SYNTHESIZE_PROMPT", "Request", "log_escalation"]
+__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -57,18 +47,8 @@ SYNTHESIZE_PROMPT = (
 )
 """What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
 
-# The reason a plain `Finish`/`Escalate` ends with, unless the handler says otherwise.
-_TERMINATION_FOR: dict[StopReason, Termination] = {
-    StopReason.TOOL_REQUEST: Termination.COMPLETED,
-    StopReason.COMPLETED: Termination.COMPLETED,
-    StopReason.OUTPUT_LIMIT: Termination.OUTPUT_LIMIT,
-    StopReason.FILTERED: Termination.FILTERED,
-    StopReason.PAUSED: Termination.COMPLETED,
-    StopReason.STOP_SEQUENCE: Termination.STOP_SEQUENCE,
-    StopReason.UNKNOWN: Termination.UNKNOWN,
-}
 # Only a complete final reply joins the transcript when the run finishes on it.
-_APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
+APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
 # The endings after which the summing-up call may be made (never after a filtered or unknown
 # reply, a truncated one, or a passed deadline).
 _SYNTHESIZE_AFTER = frozenset(
@@ -80,13 +60,6 @@ _SYNTHESIZE_AFTER = frozenset(
         Termination.PAUSE_LIMIT,
     }
 )
-
-_CALL = 0
-_HANDLE = 1
-_SLEEP = 2
-
-
-Request = tuple[Any, ...]
 
 
 def log_escalation(escalation: Escalation) -> None:
@@ -108,7 +81,7 @@ def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]
     bounds is serialized (a cycle, or one list shared 2**60 times, must not hang the run).
     """
     raw = call.arguments_json
-    size, depth = _size_of(call.arguments, max_bytes, max_depth)
+    size, depth = size_of(call.arguments, max_bytes, max_depth)
     if size <= max_bytes and depth <= max_depth:
         try:
             return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
@@ -117,49 +90,64 @@ def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]
     return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
-class _Run(ToolTurns):
-    """The state of one run; `_drive` steps it, the context's tool methods feed it."""
+class Run:
+    """The state of one run; `drive` steps it. Holds no reference to the shells."""
 
-    def __init__(self, loop: Loop, messages: Sequence[Any], *, is_async: bool) -> None:
-        self.loop = loop
+    def __init__(
+        self,
+        settings: LoopSettings,
+        runner: ToolRunner,
+        messages: Sequence[Any],
+        *,
+        is_async: bool,
+    ) -> None:
+        self.settings = settings
+        self.handlers = settings.handlers or DEFAULT_HANDLERS
+        self.on_escalate = settings.on_escalate or log_escalation
         self.is_async = is_async
         self.input = tuple(messages)
         self.transcript: list[Any] = list(messages)
-        self.adapter = loop.adapter
-        self.base: dict[str, Any] = loop.overrides
-        self.next_overrides: dict[str, Any] = loop.overrides
-        self.tried: list[dict[str, Any]] = []
+        self.adapter: Adapter | None = settings.adapter  # type: ignore[assignment]
+        self.base: Mapping[str, Any] = settings.overrides or {}
+        self.next_overrides: Mapping[str, Any] = self.base
+        self.tried: list[Mapping[str, Any]] = []
         self.turn = 0
         self.pauses = 0
         self.repeats = 0
         self.last_stop: Stop | None = None
-        self.runs: list[ToolRun] = []
-        self.history: deque[tuple[str, str]] = deque(maxlen=loop.loop_window)
+        self.history: deque[tuple[str, str]] = deque(maxlen=settings.loop_window)
         self.escalation: Escalation | None = None
-        self.emit = loop.on_event
-        self.deadline_at = None if loop.deadline is None else time.monotonic() + loop.deadline
-        # For a cancelled run: the tool request being handled, and the calls running right now.
-        self.pending: Stop | None = None
-        self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
+        self.emit = settings.on_event
+        self.deadline_at = (
+            None if settings.deadline is None else time.monotonic() + settings.deadline
+        )
+        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit)
+        self.ended = False
+
+    @property
+    def runs(self) -> list[ToolRun]:
+        """Every tool call handled so far, in order."""
+        return self.tools.runs
 
     # --- bounds -----------------------------------------------------------------------------
 
     def out_of_bounds(self) -> Termination | None:
         if self.deadline_at is not None and time.monotonic() >= self.deadline_at:
             return Termination.DEADLINE
-        if self.turn >= self.loop.max_turns:
+        if self.turn >= self.settings.max_turns:
             return Termination.MAX_TURNS
         return None
 
     def loop_detected(self, stop: Stop) -> bool:
         """Say whether running this reply's calls repeats one too often; else record them."""
-        bounds = (self.loop.max_argument_bytes, self.loop.max_argument_depth)
+        settings = self.settings
+        bounds = (settings.max_argument_bytes, settings.max_argument_depth)
         keys = [_call_key(call, *bounds) for call in stop.runnable_tool_calls]
         if not keys:
             return False
-        window = [*self.history, *keys][-self.loop.loop_window :]
+        window = [*self.history, *keys][-settings.loop_window :]
         counts = Counter(window)
-        if any(counts[key] >= self.loop.loop_threshold for key in keys):
+        if any(counts[key] >= settings.loop_threshold for key in keys):
             return True
         self.history.extend(keys)
         return False
@@ -171,13 +159,30 @@ class _Run(ToolTurns):
         and joins the transcript with the reply, so the transcript stays one the provider
         accepts.
         """
-        self.answer_cancelled()
+        self.transcript.extend(self.tools.answer_cut(self.adapter))
         self.finish(Termination.CANCELLED)
 
     # --- model calls ------------------------------------------------------------------------
 
+    def model_turn(
+        self, overrides: Mapping[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Stop]:
+        """Start the next turn with its model call; return the reply's `Stop`.
+
+        Every model call of a run starts here (the summing-up call too): the place for a step
+        boundary or a span around one.
+        """
+        self.turn += 1
+        if self.emit is not None:
+            self.emit(TurnStarted(self.turn, overrides))
+        stop = yield from self.call_model(overrides, messages)
+        self.last_stop = stop
+        if self.emit is not None:
+            self.emit(ModelReplied(self.turn, stop))
+        return stop
+
     def call_model(
-        self, overrides: dict[str, Any], messages: list[Any]
+        self, overrides: Mapping[str, Any], messages: list[Any]
     ) -> Generator[Request, Any, Stop]:
         """Make one model call (retrying under the loop's policy); return the reply's `Stop`.
 
@@ -187,13 +192,13 @@ class _Run(ToolTurns):
         while True:
             attempt += 1
             try:
-                reply = yield (_CALL, overrides, messages)
+                reply = yield CallModel(messages, overrides, self.turn, attempt)
             except Exception as exc:  # thrown in by the shell: what call_model raised
                 delay, why = self.retry_delay(exc, attempt)
                 if self.emit is not None:
                     self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
                 if delay is None:
-                    self.pending = None
+                    self.tools.pending = None
                     outcome = self.finish(Termination.MODEL_ERROR)
                     raise ModelCallError(outcome, attempt, why) from exc
                 logger.warning(
@@ -201,17 +206,17 @@ class _Run(ToolTurns):
                     "retrying in %.2f s",
                     self.turn,
                     attempt,
-                    clip(_describe(exc)),
+                    clip(describe(exc)),
                     delay,
                 )
-                yield (_SLEEP, delay)
+                yield Sleep(delay)
                 continue
             return self.normalize(reply)
 
     def retry_delay(self, exc: Exception, attempt: int) -> tuple[float | None, str]:
         """Return the wait before retrying after failed try `attempt` (None: give up), and why."""
         name = type(exc).__name__
-        policy = self.loop.retry
+        policy = self.settings.retry
         if policy is None:
             return None, f"{name}; no retry policy"
         delay = policy.delay(exc, attempt)
@@ -223,8 +228,6 @@ class _Run(ToolTurns):
             return None, f"{name}; the deadline leaves no time to retry"
         return delay, ""
 
-    # --- ending -----------------------------------------------------------------------------
-
     def normalize(self, reply: Any) -> Stop:
         reply = _decode(reply)
         adapter = self.adapter
@@ -232,20 +235,24 @@ class _Run(ToolTurns):
             adapter = self.adapter = detect(reply)
         return adapter.normalize(reply)
 
+    # --- ending -----------------------------------------------------------------------------
+
     def escalate(self, stop: Stop, reason: str | None) -> Escalation:
         if reason is None:
             reason = stop.reason.value + (f" ({stop.detail})" if stop.detail else "")
         escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
         self.escalation = escalation
-        self.loop.on_escalate(escalation)
+        self.on_escalate(escalation)
         if self.emit is not None:
             self.emit(Escalated(self.turn, escalation))
         return escalation
 
     def finish(self, termination: Termination, text: str | None = None) -> Outcome:
         """Return the outcome as it stands (no summing-up call), and report `LoopEnded`."""
+        self.ended = True
         if text is None:
             text = self.last_stop.text if self.last_stop is not None else ""
+        runs = self.tools.runs
         outcome = Outcome(
             text,
             termination,
@@ -253,10 +260,10 @@ class _Run(ToolTurns):
             self.turn,
             self.transcript,
             self.escalation,
-            tuple(self.runs),
+            tuple(runs),
         )
         if self.emit is not None:
-            self.emit(LoopEnded(termination, self.turn, len(self.runs), text == "", outcome))
+            self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
 
     def end(
@@ -266,7 +273,7 @@ class _Run(ToolTurns):
             text = self.last_stop.text if self.last_stop is not None else ""
         if (
             text == ""
-            and self.loop.synthesize_on_empty_final
+            and self.settings.synthesize_on_empty_final
             and termination in _SYNTHESIZE_AFTER
             and self.adapter is not None
         ):
@@ -277,7 +284,7 @@ class _Run(ToolTurns):
                 "(termination %s, turn %d, %d tool calls)",
                 termination.value,
                 self.turn,
-                len(self.runs),
+                len(self.tools.runs),
             )
         return self.finish(termination, text)
 
@@ -287,103 +294,9 @@ class _Run(ToolTurns):
         messages = [*self.transcript, user_message(self.adapter, SYNTHESIZE_PROMPT)]
         # `tool_choice="none"` is the documented override meaning "no tool may be called".
         overrides = {**self.base, "tool_choice": "none"}
-        self.turn += 1
-        if self.emit is not None:
-            self.emit(TurnStarted(self.turn, overrides))
-        stop = yield from self.call_model(overrides, messages)
-        self.last_stop = stop
-        if self.emit is not None:
-            self.emit(ModelReplied(self.turn, stop))
-        if stop.reason not in _APPEND_ON_FINISH or stop.tool_calls:
+        stop = yield from self.model_turn(overrides, messages)
+        if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
             return ""
-        messages.extend(_as_list(self.adapter.assistant_message(stop)))
+        messages.extend(as_list(self.adapter.assistant_message(stop)))
         self.transcript[:] = messages
         return stop.text
-
-
-def _drive(run: _Run) -> Generator[Request, Any, Outcome]:
-    """Run the conversation; yield `(_CALL, overrides, messages)` and `(_HANDLE, handler, ctx)`."""
-    loop = run.loop
-    handlers = loop.handlers
-    transcript = run.transcript
-    previous: StopReason | None = None
-    while True:
-        bound = run.out_of_bounds()
-        if bound is not None:
-            return (yield from run.end(bound))
-        run.turn += 1
-        overrides = run.next_overrides
-        if run.emit is not None:
-            run.emit(TurnStarted(run.turn, overrides))
-        stop = yield from run.call_model(overrides, transcript)
-        run.last_stop = stop
-        if run.emit is not None:
-            run.emit(ModelReplied(run.turn, stop))
-        reason = stop.reason
-        run.repeats = run.repeats + 1 if reason is previous else 0
-        previous = reason
-        if reason is StopReason.PAUSED and run.pauses >= loop.max_pauses:
-            return (yield from run.end(Termination.PAUSE_LIMIT))
-        if reason is StopReason.TOOL_REQUEST:
-            # No call runs whose result the model could never be sent: the reply stays pending
-            # (not appended) and its text is salvaged.
-            bound = run.out_of_bounds()
-            if bound is not None:
-                return (yield from run.end(bound))
-            if run.loop_detected(stop):
-                return (yield from run.end(Termination.LOOP_DETECTED))
-        assert run.adapter is not None
-        ctx = LoopContext(
-            stop,
-            transcript,
-            run.turn,
-            overrides,
-            run.adapter,
-            run.input,
-            run.repeats,
-            run.pauses,
-            loop,
-            run.is_async,
-            run,
-        )
-        if reason is StopReason.TOOL_REQUEST:
-            run.pending = stop
-        action = yield (_HANDLE, handlers[reason], ctx)
-        run.pending = None
-        kind = type(action)
-        if kind is Continue:
-            if action.replace:
-                transcript[:] = action.messages
-            else:
-                transcript.extend(action.messages)
-            if reason is StopReason.PAUSED:
-                run.pauses += 1
-            run.tried.clear()
-            run.next_overrides = {**run.base, **action.overrides} if action.overrides else run.base
-        elif kind is Retry:
-            retried = {**overrides, **action.overrides}
-            if retried == overrides or retried in run.tried:
-                logger.warning(
-                    "stopkit: a %s handler retried with overrides already tried (%s); "
-                    "ending the run",
-                    reason.value,
-                    clip(redact(retried)),
-                )
-                return (yield from run.end(_TERMINATION_FOR[reason]))
-            run.tried.append(overrides)
-            run.base = {**run.base, **action.overrides}
-            run.next_overrides = retried
-        elif kind is Finish:
-            # A final reply joins the transcript only when complete and with no unanswered call.
-            if reason in _APPEND_ON_FINISH and not stop.tool_calls:
-                transcript.extend(_as_list(run.adapter.assistant_message(stop)))
-            termination = action.termination or _TERMINATION_FOR[reason]
-            return (yield from run.end(termination, action.text))
-        elif kind is Escalate:
-            run.escalate(stop, action.reason)
-            return (yield from run.end(action.termination or _TERMINATION_FOR[reason]))
-        else:
-            raise TypeError(
-                f"the {reason.value} handler returned {action!r}; a handler returns "
-                "Continue, Retry, Finish or Escalate"
-            )

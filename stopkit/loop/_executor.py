@@ -1,0 +1,158 @@
+"""The tool executor of one run: runs a turn's calls, records them, answers them when cut short.
+
+A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it only through
+`ctx.run_tools()` / `ctx.arun_tools()`. Every tool call, in `run_loop` and `arun_loop` alike,
+passes through `_before` (may answer it without running it) and `_after` (records its result):
+the one place where a step boundary, a hook or a span around a tool call belongs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from stopkit._adapter import Adapter
+from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.loop._runner import CANCELLED, ToolRunner, error_result
+from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
+from stopkit.loop.handlers import as_list
+
+__all__ = ["CANCEL_GRACE", "ToolExecutor"]
+
+#: Seconds a cancelled run waits for its cancelled async tools to unwind before re-raising.
+CANCEL_GRACE = 1.0
+
+
+class ToolExecutor:
+    """Runs the tool calls of one run's turns, one by one (`run`) or concurrently (`arun`).
+
+    The engine tells it which reply is being handled (`handling`); it keeps every `ToolRun`
+    in call order (`runs`), and what it needs to answer a turn cut short (`answer_cut`).
+    """
+
+    def __init__(
+        self,
+        runner: ToolRunner,
+        tool_timeout: float | None,
+        deadline_at: float | None,
+        emit: Callable[[LoopEvent], Any] | None,
+    ) -> None:
+        self.runner = runner
+        self.tool_timeout = tool_timeout
+        self.deadline_at = deadline_at
+        self.emit = emit
+        self.turn = 0
+        self.runs: list[ToolRun] = []
+        # For a run cut short: the tool request being handled, and the calls running right now.
+        self.pending: Stop | None = None
+        self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
+
+    def handling(self, turn: int, stop: Stop | None) -> None:
+        """Say which reply's calls the next runs answer (`stop` None: no tool request)."""
+        self.turn = turn
+        self.pending = stop
+
+    def timeout(self) -> float | None:
+        """Return the seconds the next call may take: `tool_timeout`, cut by the deadline."""
+        timeout = self.tool_timeout
+        if self.deadline_at is not None:
+            left = self.deadline_at - time.monotonic()
+            timeout = left if timeout is None else min(timeout, left)
+        return timeout
+
+    # --- the step boundary of every tool call ----------------------------------------------
+
+    def _before(self, call: ToolCall, timeout: float | None) -> ToolResult | None:
+        """Announce a call; return its result when it is not to be run (else None)."""
+        if self.emit is not None:
+            self.emit(ToolCalled(self.turn, call))
+        if timeout is not None and timeout <= 0:
+            return error_result(call, "not run: the run's deadline has passed")
+        return None
+
+    def _after(self, call: ToolCall, result: ToolResult, seconds: float) -> ToolRun:
+        """Record a call's result."""
+        if self.emit is not None:
+            self.emit(ToolReturned(self.turn, call, result, seconds))
+        return ToolRun(call, result, self.turn, seconds)
+
+    # --- running ----------------------------------------------------------------------------
+
+    def run(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Run `calls` one after another in this thread; one result each, in order."""
+        results: list[ToolResult] = []
+        runner = self.runner
+        for call in calls:
+            timeout = self.timeout()
+            result = self._before(call, timeout)
+            seconds = 0.0
+            if result is None:
+                result, seconds = runner.run(call, timeout)
+            self.runs.append(self._after(call, result, seconds))
+            results.append(result)
+        return results
+
+    async def arun(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Run `calls` concurrently (sync tools in threads); one result each, in call order."""
+        import asyncio  # here, not at module level: `import stopkit` stays light
+
+        runner = self.runner
+        timeout = self.timeout()
+        slots: list[ToolRun | None] = [None] * len(calls)
+        self.inflight = (calls, slots)
+
+        async def one(index: int, call: ToolCall) -> None:
+            result = self._before(call, timeout)
+            seconds = 0.0
+            if result is None:
+                result, seconds = await runner.arun(call, timeout)
+            slots[index] = self._after(call, result, seconds)
+
+        if len(calls) == 1:
+            await one(0, calls[0])
+        elif calls:
+            tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
+            try:
+                await asyncio.gather(*tasks)
+            except asyncio.CancelledError:
+                # gather has cancelled the tools still running: let them unwind (bounded, as a
+                # tool may ignore its cancellation), so their finally blocks run before we report.
+                await asyncio.wait(tasks, timeout=CANCEL_GRACE)
+                raise
+        self.inflight = None
+        runs = [run for run in slots if run is not None]
+        self.runs.extend(runs)  # in call order; the events came in completion order
+        return [run.result for run in runs]
+
+    def answer_cut(self, adapter: Adapter | None) -> list[Any]:
+        """Answer every call of the turn a run was cut short in; return the messages to append.
+
+        Every call of the tool request being handled gets a result: its own when it finished,
+        else a `cancelled` error result. The reply and those results are returned, so the
+        transcript stays one the provider accepts.
+        """
+        if self.inflight is not None:
+            calls, slots = self.inflight
+            self.inflight = None
+            for call, run in zip(calls, slots, strict=True):
+                if run is None:
+                    run = self._after(call, error_result(call, CANCELLED), 0.0)
+                self.runs.append(run)
+        stop, self.pending = self.pending, None
+        if stop is None or adapter is None or not stop.tool_calls:
+            return []
+        done: dict[str, list[ToolResult]] = {}
+        for run in self.runs:
+            if run.turn == self.turn:
+                done.setdefault(run.call.id, []).append(run.result)
+        results: list[ToolResult] = []
+        for call in stop.tool_calls:
+            mine = done.get(call.id)
+            if mine:
+                results.append(mine.pop(0))
+                continue
+            result = error_result(call, CANCELLED)
+            self.runs.append(self._after(call, result, 0.0))
+            results.append(result)
+        return [*as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]
