@@ -250,6 +250,15 @@ class OllamaAdapter:
             f"ollama replies are never paused; cannot resume a {stop.reason.value!r} stop"
         )
 
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a `/api/chat` message.
+
+        Example:
+            >>> OllamaAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}
+
 
 class OllamaStream:
     """Collects one `/api/chat` NDJSON stream, chunk by chunk; `result()` gives its `Stop`.

@@ -309,6 +309,15 @@ class OpenAIChatAdapter:
             f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
         )
 
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Chat Completions message.
+
+        Example:
+            >>> OpenAIChatAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}
+
 
 def _arguments(call: ToolCall) -> str:
     if call.arguments_json is not None:

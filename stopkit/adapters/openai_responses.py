@@ -397,6 +397,15 @@ class OpenAIResponsesAdapter:
             return [], {"poll_response_id": field(_response_of(stop), "id")}
         return self.assistant_message(stop), {}
 
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Responses `input` item (`EasyInputMessageParam`).
+
+        Example:
+            >>> OpenAIResponsesAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}
+
 
 def _response_of(stop: Stop) -> Any:
     return stop.raw

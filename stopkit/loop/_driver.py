@@ -72,10 +72,10 @@ class Loop:
             checked.tools or {}, checked.max_argument_bytes, checked.max_argument_depth
         )
 
-    def _run(self, messages: Sequence[Any], *, is_async: bool) -> Run:
+    def _run(self, messages: Sequence[Any] | str, *, is_async: bool) -> Run:
         return Run(self.settings, self.runner, messages, is_async=is_async)
 
-    def run(self, messages: Sequence[Any]) -> Outcome:
+    def run(self, messages: Sequence[Any] | str) -> Outcome:
         """Drive the conversation to its end with a sync `call_model`; tools run one by one."""
         if is_async_callable(self.call_model):
             raise TypeError("call_model is async: use `await stopkit.arun_loop(...)`")
@@ -115,7 +115,7 @@ class Loop:
         finally:
             steps.close()
 
-    async def arun(self, messages: Sequence[Any]) -> Outcome:
+    async def arun(self, messages: Sequence[Any] | str) -> Outcome:
         """Drive the conversation to its end; `call_model`, handlers and tools may be async.
 
         The tool calls of one turn run concurrently (sync tools in worker threads). On
@@ -166,7 +166,9 @@ def _discard(awaitable: Any) -> None:
 
 
 @keywords_of(LoopSettings)
-def run_loop(call_model: Callable[..., Any], messages: Sequence[Any], **settings: Any) -> Outcome:
+def run_loop(
+    call_model: Callable[..., Any], messages: Sequence[Any] | str, **settings: Any
+) -> Outcome:
     """Run an agent loop to its end: call, read why the model stopped, act on it, repeat.
 
     Args:
@@ -174,7 +176,9 @@ def run_loop(call_model: Callable[..., Any], messages: Sequence[Any], **settings
             or the JSON dict). Overrides it may receive: whatever `overrides=` holds; `max_tokens`
             (the output ceiling to use, raised after a truncation); `tool_choice="none"` (the
             summing-up call: no tool may be called); an adapter's resume overrides.
-        messages: The starting messages, in the provider's format.
+        messages: The starting messages, in the provider's format; or a `str`, sent as one
+            user message (in the adapter's shape when `adapter=` is given, else
+            `{"role": "user", "content": ...}` until the first reply says which adapter).
         **settings: The fields of `LoopSettings` (see there): `tools`, `handlers` (default
             `DEFAULT_HANDLERS`), `adapter` (default: detected from the first reply),
             `overrides`, `max_turns` (100), `deadline` (seconds), `tool_timeout` (seconds),
@@ -201,7 +205,7 @@ def run_loop(call_model: Callable[..., Any], messages: Sequence[Any], **settings
 
 @keywords_of(LoopSettings)
 async def arun_loop(
-    call_model: Callable[..., Any], messages: Sequence[Any], **settings: Any
+    call_model: Callable[..., Any], messages: Sequence[Any] | str, **settings: Any
 ) -> Outcome:
     """Run an agent loop to its end, asynchronously; the calls of one turn run concurrently.
 

@@ -35,9 +35,9 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, user_message
+from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
 
-__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation"]
+__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -90,6 +90,24 @@ def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]
     return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
+def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
+    """Return the transcript a run starts from: a copy of `messages`, or a `str` as one message.
+
+    The `str` is a user message in `adapter`'s shape, or the plain one while no adapter is
+    known. Anything but a sequence of messages is a `TypeError` naming what was given.
+    """
+    if isinstance(messages, str):
+        return [
+            plain_user_message(messages) if adapter is None else user_message(adapter, messages)
+        ]
+    if not isinstance(messages, Sequence) or isinstance(messages, bytes | bytearray):
+        raise TypeError(
+            f"messages must be a list of messages or a str, not {type(messages).__name__}"
+            + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
+        )
+    return list(messages)
+
+
 class Run:
     """The state of one run; `drive` steps it. Holds no reference to the shells."""
 
@@ -97,7 +115,7 @@ class Run:
         self,
         settings: LoopSettings,
         runner: ToolRunner,
-        messages: Sequence[Any],
+        messages: Sequence[Any] | str,
         *,
         is_async: bool,
     ) -> None:
@@ -105,9 +123,11 @@ class Run:
         self.handlers = settings.handlers or DEFAULT_HANDLERS
         self.on_escalate = settings.on_escalate or log_escalation
         self.is_async = is_async
-        self.input = tuple(messages)
-        self.transcript: list[Any] = list(messages)
         self.adapter: Adapter | None = settings.adapter  # type: ignore[assignment]
+        # A str prompt is one user message: in the adapter's shape once it is known.
+        self.prompt = messages if isinstance(messages, str) else None
+        self.transcript: list[Any] = starting_messages(messages, self.adapter)
+        self.input = tuple(self.transcript)
         self.base: Mapping[str, Any] = settings.overrides or {}
         self.next_overrides: Mapping[str, Any] = self.base
         self.tried: list[Mapping[str, Any]] = []
@@ -233,6 +253,8 @@ class Run:
         adapter = self.adapter
         if adapter is None:
             adapter = self.adapter = detect(reply)
+            if self.prompt is not None:
+                self.transcript[0] = user_message(adapter, self.prompt)
         return adapter.normalize(reply)
 
     # --- ending -----------------------------------------------------------------------------

@@ -91,7 +91,7 @@ class Escalation:
     stop: Stop
     turn: int
     input: Sequence[Any]
-    """The starting messages of the run, exactly as given."""
+    """The starting messages of the run, as given (a `str` prompt: its user message)."""
     messages: Sequence[Any]
     """The transcript at the time (without the escalated reply)."""
 

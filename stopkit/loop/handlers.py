@@ -47,6 +47,7 @@ __all__ = [
     "escalate_unknown",
     "finish_truncated",
     "finish_with_text",
+    "plain_user_message",
     "resume_paused",
     "retry_with_more_tokens",
     "run_tool_calls",
@@ -136,7 +137,7 @@ class LoopContext:
     """The overrides that call was made with."""
     adapter: Adapter
     input: Sequence[Any]
-    """The run's starting messages, exactly as given."""
+    """The run's starting messages, as given (a `str` prompt: its user message)."""
     repeats: int
     """How many replies in a row before this one stopped for the same reason."""
     pauses: int
@@ -188,14 +189,21 @@ def as_list(messages: Any) -> list[Any]:
 def user_message(adapter: Adapter, text: str) -> Any:
     """Return a user message saying `text` in `adapter`'s format.
 
-    Uses the adapter's own `user_message(text)` when it has one; otherwise the shape every
-    built-in wire API accepts (`parts` for Gemini, `content` for the others).
+    The adapter's own `user_message(text)` when it has one (an optional member of the
+    `Adapter` protocol: every built-in adapter has it); else `{"role": "user", "content": text}`.
+
+    Example:
+        >>> user_message(stopkit.get_adapter("gemini"), "Go on.")  # doctest: +SKIP
+        {'role': 'user', 'parts': [{'text': 'Go on.'}]}
     """
     build = getattr(adapter, "user_message", None)
-    if callable(build):
-        return build(text)
-    if adapter.name == "gemini":
-        return {"role": "user", "parts": [{"text": text}]}
+    if build is None:
+        return plain_user_message(text)
+    return build(text)
+
+
+def plain_user_message(text: str) -> dict[str, Any]:
+    """Return `{"role": "user", "content": text}`: the user message when no adapter says better."""
     return {"role": "user", "content": text}
 
 
