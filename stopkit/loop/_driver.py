@@ -41,9 +41,11 @@ class Loop:
     summing-up call: no tool may be called); an adapter's resume overrides
     (`poll_response_id` for OpenAI Responses background mode, `continuation_token` for Gemini).
 
-    Tools: a str return value is sent as is, anything else as JSON. When a model call fails and
-    no retry is left (`retry=`, a `RetryPolicy`), the run raises `ModelCallError`, its `outcome`
-    holding the transcript and tool runs so far and the exception as `__cause__`.
+    Tools: a str return value is sent as is, anything else as JSON by pydantic's encoder
+    (models, dataclasses, sets, datetimes, paths, enums, bytes...); a value it cannot encode
+    gives an error result naming its type. When a model call fails and no retry is left
+    (`retry=`, a `RetryPolicy`), the run raises `ModelCallError`, its `outcome` holding the
+    transcript and tool runs so far and the exception as `__cause__`.
 
     Cancellation: cancelling the task of `arun` cancels the tools it is running (an async tool
     at its next `await`; a sync tool already running in its worker thread cannot be stopped:

@@ -17,6 +17,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from pydantic_core import to_jsonable_python
+
 from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult
 
@@ -24,6 +26,7 @@ __all__ = [
     "CANCELLED",
     "ToolRunner",
     "argument_problem",
+    "clip_error",
     "describe",
     "error_result",
     "is_async_callable",
@@ -44,34 +47,47 @@ Tool = Callable[..., Any]
 def tool_content(value: Any) -> str:
     """Return what the model sees for a tool's return value: a str as is, anything else as JSON.
 
+    JSON through pydantic's own encoder (`pydantic_core.to_jsonable_python`): pydantic models,
+    dataclasses, sets, tuples, datetimes, paths, enums, UUIDs, decimals and UTF-8 `bytes` are
+    encoded the way pydantic encodes them. Raises `ValueError` naming the value's type when it
+    cannot be encoded (an unknown type, a cycle, nesting too deep, a key that is no string).
+
     Example:
-        >>> tool_content({"temp": 21})
-        '{"temp": 21}'
+        >>> tool_content({"temp": 21, "tags": {"warm"}})
+        '{"temp": 21, "tags": ["warm"]}'
     """
     if type(value) is str:
         return value
     try:
-        return json.dumps(value, default=str, ensure_ascii=False)
-    except Exception:  # circular, too deep, or a str() that raises: the best left is str()
-        pass
-    try:
-        return str(value)
-    except Exception:
-        return f"<a {type(value).__name__} that cannot be shown>"
+        return json.dumps(value, default=to_jsonable_python, ensure_ascii=False)
+    except Exception as exc:  # an unknown type, a cycle, too deep (RecursionError), bad bytes
+        raise ValueError(
+            f"the tool returned a {type(value).__name__} that cannot be sent as JSON "
+            f"({describe(exc)})"
+        ) from None
+
+
+def clip_error(message: str) -> str:
+    """Return `message` cut to `MAX_ERROR_CHARS`: an exception message can be a whole HTTP body."""
+    if len(message) > MAX_ERROR_CHARS:
+        message = message[: MAX_ERROR_CHARS - 1] + "…"
+    return message
 
 
 def error_result(call: ToolCall, message: str) -> ToolResult:
     """Return the error result the model is sent for `call`."""
-    if len(message) > MAX_ERROR_CHARS:
-        message = message[: MAX_ERROR_CHARS - 1] + "…"
     return ToolResult.model_construct(
-        call_id=call.id, name=call.name, content=message, is_error=True, value=None
+        call_id=call.id, name=call.name, content=clip_error(message), is_error=True, value=None
     )
 
 
 def _ok_result(call: ToolCall, value: Any) -> ToolResult:
+    try:
+        content, is_error = tool_content(value), False
+    except ValueError as exc:  # what the tool returned cannot be sent: say so, keep the value
+        content, is_error = clip_error(str(exc)), True
     return ToolResult.model_construct(
-        call_id=call.id, name=call.name, content=tool_content(value), is_error=False, value=value
+        call_id=call.id, name=call.name, content=content, is_error=is_error, value=value
     )
 
 
