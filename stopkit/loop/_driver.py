@@ -19,6 +19,8 @@ from stopkit.loop._requests import CallModel, RunHandler, Sleep
 from stopkit.loop._run import Run
 from stopkit.loop._runner import ToolRunner, is_async_callable
 from stopkit.loop._settings import LoopSettings, keywords_of
+from stopkit.loop._threads import Outcome as CallOutcome
+from stopkit.loop._threads import acall_in_thread
 from stopkit.loop.events import Outcome
 from stopkit.loop.handlers import DEFAULT_HANDLERS
 
@@ -47,12 +49,19 @@ class Loop:
     (`retry=`, a `RetryPolicy`), the run raises `ModelCallError`, its `outcome` holding the
     transcript and tool runs so far and the exception as `__cause__`.
 
+    Threads: in `arun` a sync `call_model` and sync tools run in daemon threads of their own
+    (never a pool): a tool that hangs is left running past its timeout, and keeps neither the
+    process nor `asyncio.run()` from ending. A tool's timeout counts from its start. A tool
+    gets its own deep copy of the arguments. Anything a tool raises is its call's error result,
+    except `KeyboardInterrupt` and `SystemExit`, which end the run as below and propagate.
+
     Cancellation: cancelling the task of `arun` cancels the tools it is running (an async tool
-    at its next `await`; a sync tool already running in its worker thread cannot be stopped:
-    it finishes in the background, its result dropped) and re-raises `CancelledError`. The
+    at its next `await`; a sync tool already running in its thread cannot be stopped: it
+    finishes in the background, its result dropped) and re-raises `CancelledError`. The
     messages passed in are never changed; the run's transcript, in which every call the model
     made has its result or a `cancelled` error result, is on the `outcome` of the last
-    `LoopEnded` event `on_event` receives (termination `cancelled`).
+    `LoopEnded` event `on_event` receives (termination `cancelled`). A `KeyboardInterrupt` or
+    `SystemExit` (in `run` or `arun`) is reported the same way before it propagates.
 
     Example:
         >>> loop = stopkit.Loop(call_model, tools={"add": add}, max_turns=20)  # doctest: +SKIP
@@ -70,6 +79,7 @@ class Loop:
         self.call_model = call_model
         self.settings = checked
         """The loop's settings, checked (read-only)."""
+        self._async_call = is_async_callable(call_model)
         self.runner = ToolRunner(
             checked.tools or {}, checked.max_argument_bytes, checked.max_argument_depth
         )
@@ -79,9 +89,10 @@ class Loop:
 
     def run(self, messages: Sequence[Any] | str) -> Outcome:
         """Drive the conversation to its end with a sync `call_model`; tools run one by one."""
-        if is_async_callable(self.call_model):
+        if self._async_call:
             raise TypeError("call_model is async: use `await stopkit.arun_loop(...)`")
-        steps = drive(self._run(messages, is_async=False))
+        run = self._run(messages, is_async=False)
+        steps = drive(run)
         value: Any = None
         try:
             request = steps.send(None)
@@ -114,6 +125,10 @@ class Loop:
         except StopIteration as done:
             outcome: Outcome = done.value
             return outcome
+        except BaseException as exc:
+            if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: report first
+                _cut_short(run)
+            raise
         finally:
             steps.close()
 
@@ -133,12 +148,9 @@ class Loop:
             while True:
                 match request:
                     case CallModel():
-                        try:
-                            value = self.call_model(request.messages, **request.overrides)
-                            if inspect.isawaitable(value):
-                                value = await value
-                        except Exception as exc:  # the run decides: retry, or ModelCallError
-                            request = steps.throw(exc)
+                        ok, value = await self._acall(request)
+                        if not ok:  # the run decides: retry, or ModelCallError
+                            request = steps.throw(value)
                             continue
                     case RunHandler():
                         value = request.handler(request.context)
@@ -151,14 +163,41 @@ class Loop:
         except StopIteration as done:
             outcome: Outcome = done.value
             return outcome
-        except asyncio.CancelledError:
-            try:
-                run.cancelled()
-            except Exception:  # an on_event that raises must not turn a cancellation into it
-                logger.exception("stopkit: reporting a cancelled run failed")
+        except BaseException as exc:
+            if not isinstance(exc, Exception):  # cancelled, KeyboardInterrupt, SystemExit
+                _cut_short(run)
             raise
         finally:
             steps.close()
+
+    async def _acall(self, request: CallModel) -> CallOutcome:
+        """Make the model call of `request`; return what it returned or raised (an `Exception`).
+
+        A sync `call_model` runs in a thread of its own, so the event loop goes on meanwhile.
+        """
+        call_model, messages, overrides = self.call_model, request.messages, request.overrides
+        if self._async_call:
+            try:
+                return True, await call_model(messages, **overrides)
+            except Exception as exc:
+                return False, exc
+        ok, value = await acall_in_thread(lambda: call_model(messages, **overrides), None)
+        if ok and inspect.isawaitable(value):  # a sync callable returning a coroutine
+            try:
+                return True, await value
+            except Exception as exc:
+                return False, exc
+        if not ok and not isinstance(value, Exception):
+            raise value  # an interrupt: it ends the run
+        return ok, value
+
+
+def _cut_short(run: Run) -> None:
+    """Report a run cut short by a cancellation or an interrupt (its `LoopEnded` event)."""
+    try:
+        run.cut_short()
+    except Exception:  # an on_event that raises must not replace the cancellation
+        logger.exception("stopkit: reporting a run cut short failed")
 
 
 def _discard(awaitable: Any) -> None:

@@ -14,14 +14,19 @@ from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._stop import Stop, ToolCall, ToolResult
-from stopkit.loop._runner import CANCELLED, ToolRunner, error_result
+from stopkit.loop._runner import CANCEL_GRACE, CANCELLED, INTERRUPTS, ToolRunner, error_result
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
 
-__all__ = ["CANCEL_GRACE", "ToolExecutor"]
+__all__ = ["ToolExecutor"]
 
-#: Seconds a cancelled run waits for its cancelled async tools to unwind before re-raising.
-CANCEL_GRACE = 1.0
+
+class _Interrupted(Exception):
+    """Carries a tool's KeyboardInterrupt or SystemExit out of its task, to be re-raised."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class ToolExecutor:
@@ -81,17 +86,17 @@ class ToolExecutor:
 
     def run(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run `calls` one after another in this thread; one result each, in order."""
-        results: list[ToolResult] = []
         runner = self.runner
-        for call in calls:
+        slots: list[ToolRun | None] = [None] * len(calls)
+        self.inflight = (calls, slots)
+        for index, call in enumerate(calls):
             timeout = self.timeout()
             result = self._before(call, timeout)
             seconds = 0.0
             if result is None:
                 result, seconds = runner.run(call, timeout)
-            self.runs.append(self._after(call, result, seconds))
-            results.append(result)
-        return results
+            slots[index] = self._after(call, result, seconds)
+        return self._landed(slots)
 
     async def arun(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run `calls` concurrently (sync tools in threads); one result each, in call order."""
@@ -106,27 +111,41 @@ class ToolExecutor:
             result = self._before(call, timeout)
             seconds = 0.0
             if result is None:
-                result, seconds = await runner.arun(call, timeout)
+                try:
+                    result, seconds = await runner.arun(call, timeout)
+                except INTERRUPTS as exc:  # raised in a task of its own, it would skip us
+                    raise _Interrupted(exc) from None
             slots[index] = self._after(call, result, seconds)
 
-        if len(calls) == 1:
-            await one(0, calls[0])
-        elif calls:
-            tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
-            try:
-                await asyncio.gather(*tasks)
-            except asyncio.CancelledError:
-                # gather has cancelled the tools still running: let them unwind (bounded, as a
-                # tool may ignore its cancellation), so their finally blocks run before we report.
-                await asyncio.wait(tasks, timeout=CANCEL_GRACE)
-                raise
+        try:
+            if len(calls) == 1:
+                await one(0, calls[0])
+            elif calls:
+                tasks = [asyncio.ensure_future(one(i, call)) for i, call in enumerate(calls)]
+                try:
+                    await asyncio.gather(*tasks)
+                except BaseException:  # cancelled or interrupted: stop the tools still running
+                    # and let them unwind (bounded: a tool may ignore its cancellation), so
+                    # their finally blocks run before the run is reported.
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.wait(tasks, timeout=CANCEL_GRACE)
+                    raise
+        except _Interrupted as interrupted:
+            raise interrupted.error from None
+        return self._landed(slots)
+
+    def _landed(self, slots: list[ToolRun | None]) -> list[ToolResult]:
+        """Record a batch that ran to its end; return its results in call order."""
         self.inflight = None
         runs = [run for run in slots if run is not None]
-        self.runs.extend(runs)  # in call order; the events came in completion order
+        self.runs.extend(runs)  # in call order (in `arun`, the events came in completion order)
         return [run.result for run in runs]
 
     def answer_cut(self, adapter: Adapter | None) -> list[Any]:
         """Answer every call of the turn a run was cut short in; return the messages to append.
+
+        A run is cut short by a cancellation, a `KeyboardInterrupt` or a `SystemExit`.
 
         Every call of the tool request being handled gets a result: its own when it finished,
         else a `cancelled` error result. The reply and those results are returned, so the

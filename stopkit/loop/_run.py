@@ -172,13 +172,15 @@ class Run:
         self.history.extend(keys)
         return False
 
-    def cancelled(self) -> None:
-        """Close the run after its `arun` task was cancelled; report it on `LoopEnded`.
+    def cut_short(self) -> None:
+        """Close a run cut short (cancelled, interrupted); report it on `LoopEnded`.
 
         Every call of the tool request being handled gets a result (its own, or `cancelled`)
         and joins the transcript with the reply, so the transcript stays one the provider
-        accepts.
+        accepts. A run that has ended already is left as it is.
         """
+        if self.ended:
+            return
         self.transcript.extend(self.tools.answer_cut(self.adapter))
         self.finish(Termination.CANCELLED)
 

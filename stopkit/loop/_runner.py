@@ -10,9 +10,9 @@ message is whatever the tool raised: a tool must not put credentials in its exce
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
-import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -21,9 +21,12 @@ from pydantic_core import to_jsonable_python
 
 from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult
+from stopkit.loop._threads import Outcome, TimedOut, acall_in_thread, call_in_thread, capture
 
 __all__ = [
     "CANCELLED",
+    "CANCEL_GRACE",
+    "INTERRUPTS",
     "ToolRunner",
     "argument_problem",
     "clip_error",
@@ -40,6 +43,10 @@ MAX_ERROR_CHARS = 2000
 MAX_NAME_CHARS = 100
 #: The result of a call the run was cancelled before it finished (or started).
 CANCELLED = "cancelled: the run was cancelled before this call finished"
+#: Seconds a cancelled run waits for a cancelled async tool to unwind before going on.
+CANCEL_GRACE = 1.0
+#: What a tool may raise that stops the run instead of becoming the call's error result.
+INTERRUPTS = (KeyboardInterrupt, SystemExit)
 
 Tool = Callable[..., Any]
 
@@ -184,39 +191,6 @@ async def _await(awaitable: Awaitable[Any]) -> Any:
     return await awaitable
 
 
-class _TimedOut(Exception):
-    pass
-
-
-def _in_thread(tool: Tool, arguments: dict[str, Any], timeout: float | None) -> Any:
-    """Run a tool in a daemon thread, waiting at most `timeout` seconds for it.
-
-    A daemon thread, not a pool: a tool that never returns must not keep the process alive.
-    """
-    import asyncio  # here, not at module level: `import stopkit` stays light
-
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def target() -> None:
-        try:
-            value = tool(**arguments)
-            if inspect.isawaitable(value):
-                value = asyncio.run(_await(value))
-            box["value"] = value
-        except BaseException as exc:  # handed to the waiting thread, which decides
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=target, daemon=True, name="stopkit-tool").start()
-    if not done.wait(timeout):
-        raise _TimedOut
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
 def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
     """Run an async tool's awaitable to its end from sync code, on a fresh event loop.
 
@@ -229,11 +203,73 @@ def _run_awaitable(awaitable: Awaitable[Any]) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(_await(awaitable))
-    return _in_thread(lambda: awaitable, {}, None)
+    ok, value = call_in_thread(lambda: asyncio.run(_await(awaitable)), None)
+    if not ok:
+        raise value
+    return value
+
+
+def _settled(value: Any) -> Any:
+    """A sync tool's value, with an awaitable it returned (an async tool) run to its end."""
+    return _run_awaitable(value) if inspect.isawaitable(value) else value
+
+
+def _cancelling() -> bool:
+    """Say whether the running task is being cancelled (rather than a tool raising it)."""
+    import asyncio
+
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+def _retrieve(task: Any) -> None:
+    if not task.cancelled():
+        task.exception()  # a tool left running after its timeout: no "never retrieved" log
+
+
+async def _await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Outcome:
+    """Await an async tool (within `timeout`); return what it returned or raised, as a value.
+
+    A `CancelledError` the tool raises itself is its outcome; one cancelling this task (the run
+    is cancelled) cancels the tool and propagates. At the timeout the tool is cancelled but not
+    waited for: one that ignores its cancellation cannot hold the run past its bounds.
+    """
+    import asyncio
+
+    if timeout is None:
+        try:
+            return True, await make()
+        except asyncio.CancelledError as exc:
+            if _cancelling():
+                raise
+            return False, exc
+        except BaseException as exc:  # the caller decides (an interrupt propagates there)
+            return False, exc
+    task = asyncio.ensure_future(make())
+    try:
+        await asyncio.wait((task,), timeout=timeout)
+    except asyncio.CancelledError:  # the run is cancelled: so is the tool, given time to unwind
+        task.cancel()
+        await asyncio.wait((task,), timeout=CANCEL_GRACE)
+        raise
+    if not task.done():
+        task.cancel()
+        task.add_done_callback(_retrieve)
+        raise TimedOut
+    try:
+        return True, task.result()
+    except BaseException as exc:  # its own CancelledError too: we never cancelled this task
+        return False, exc
 
 
 class ToolRunner:
-    """Runs the tool calls of a loop: looks tools up by name, and never lets one raise."""
+    """Runs the tool calls of a loop: looks tools up by name; a call never raises but to interrupt.
+
+    Every call gets a deep copy of its arguments: a tool that edits them (`items.sort()`) must
+    not change the call, its `Stop`, or the tool call sent back to the provider. What a tool
+    raises becomes its error result, except `KeyboardInterrupt` and `SystemExit`, which
+    propagate (the loop reports the run as `cancelled` first).
+    """
 
     def __init__(
         self,
@@ -273,7 +309,7 @@ class ToolRunner:
         return known
 
     def run(self, call: ToolCall, timeout: float | None) -> tuple[ToolResult, float]:
-        """Run one call in this thread (in a helper thread when a timeout applies).
+        """Run one call in this thread (in a thread of its own when a timeout applies).
 
         Returns its result and how long it took; an error result on any failure.
         """
@@ -281,54 +317,47 @@ class ToolRunner:
         if tool is None:
             assert refused is not None
             return refused, 0.0
+        arguments = copy.deepcopy(call.arguments)  # within the argument bounds: cheap
+
+        def invoke() -> Any:
+            return _settled(tool(**arguments))
+
         start = time.perf_counter()
         try:
-            if timeout is not None:
-                value = _in_thread(tool, call.arguments, timeout)
-            else:
-                value = tool(**call.arguments)
-                if inspect.isawaitable(value):  # an async tool, in the sync loop
-                    value = _run_awaitable(value)
-        except _TimedOut:
+            outcome = capture(invoke) if timeout is None else call_in_thread(invoke, timeout)
+        except TimedOut:
             return _timed_out(call, timeout), time.perf_counter() - start
-        except Exception as exc:
-            return error_result(call, describe(exc)), time.perf_counter() - start
-        return _ok_result(call, value), time.perf_counter() - start
+        return _result(call, outcome), time.perf_counter() - start
 
     async def arun(self, call: ToolCall, timeout: float | None) -> tuple[ToolResult, float]:
-        """Run one call on the event loop (a sync tool in a worker thread), within `timeout`.
+        """Run one call on the event loop (a sync tool in a thread of its own), within `timeout`.
 
         Returns its result and how long it took; an error result on any failure.
         """
-        import asyncio
-
         tool, refused = self._lookup(call)
         if tool is None:
             assert refused is not None
             return refused, 0.0
-        is_async = self.is_async(call.name, tool)
-        arguments = call.arguments
-
-        async def invoke() -> tuple[bool, Any]:
-            # Failures come back as values, so a TimeoutError raised by the tool itself is
-            # not mistaken for our own timeout.
-            try:
-                if is_async:
-                    value = await tool(**arguments)
-                else:
-                    value = await asyncio.to_thread(tool, **arguments)
-                    if inspect.isawaitable(value):
-                        value = await value
-            except Exception as exc:
-                return False, exc
-            return True, value
-
+        arguments = copy.deepcopy(call.arguments)  # within the argument bounds: cheap
         start = time.perf_counter()
         try:
-            ok, value = await (invoke() if timeout is None else asyncio.wait_for(invoke(), timeout))
-        except TimeoutError:
+            if self.is_async(call.name, tool):
+                outcome = await _await_tool(lambda: tool(**arguments), timeout)
+            else:
+                outcome = await acall_in_thread(lambda: tool(**arguments), timeout)
+                ok, value = outcome
+                if ok and inspect.isawaitable(value):  # a sync callable returning a coroutine
+                    outcome = await _await_tool(lambda: value, timeout)
+        except TimedOut:
             return _timed_out(call, timeout), time.perf_counter() - start
-        seconds = time.perf_counter() - start
-        if not ok:
-            return error_result(call, describe(value)), seconds
-        return _ok_result(call, value), seconds
+        return _result(call, outcome), time.perf_counter() - start
+
+
+def _result(call: ToolCall, outcome: Outcome) -> ToolResult:
+    """Return the result for what a tool returned or raised; re-raise an interrupt."""
+    ok, value = outcome
+    if ok:
+        return _ok_result(call, value)
+    if isinstance(value, INTERRUPTS):
+        raise value
+    return error_result(call, describe(value))

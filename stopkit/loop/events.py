@@ -34,7 +34,7 @@ class Termination(StrEnum):
 
     The first five follow the last reply's `StopReason`; the next four are the safety nets;
     the last two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
-    and `cancelled` (only on the `LoopEnded` event of a cancelled `arun_loop`).
+    and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted).
 
     Example:
         >>> Termination("max_turns") is Termination.MAX_TURNS
@@ -62,7 +62,8 @@ class Termination(StrEnum):
     MODEL_ERROR = "model_error"
     """`call_model` raised and no retry was left (the outcome of a `ModelCallError`)."""
     CANCELLED = "cancelled"
-    """The `arun_loop` task was cancelled (the outcome on its `LoopEnded` event)."""
+    """The `arun_loop` task was cancelled, or a `KeyboardInterrupt` or `SystemExit` ended the run
+    (the outcome on its `LoopEnded` event; the exception then propagates)."""
 
 
 @dataclass(frozen=True, slots=True)

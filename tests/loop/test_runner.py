@@ -108,3 +108,247 @@ def test_a_value_that_cannot_be_encoded_is_an_error_result_naming_its_type(
     assert result.is_error
     assert result.content.startswith(f"the tool returned a {named} that cannot be sent as JSON")
     assert outcome.termination is stopkit.Termination.COMPLETED
+
+
+# --- what a tool raises -------------------------------------------------------------------------
+
+
+class Custom(BaseException):
+    """A BaseException subclass a library might raise."""
+
+
+def raising(exc: BaseException) -> Any:
+    def tool() -> None:
+        raise exc
+
+    return tool
+
+
+def arun(loop: Any) -> Any:
+    """Run `arun_loop(...)` on a fresh event loop; fail (not hang) if it never ends."""
+    import asyncio
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(loop, 30)
+
+    return asyncio.run(guarded())
+
+
+def run_in(mode: str, model: ScriptedModel, **settings: Any) -> stopkit.Outcome:
+    """Run `model` from `[USER]` in `run_loop` (mode "run_loop") or `arun_loop` (any other)."""
+    if mode == "run_loop":
+        return stopkit.run_loop(model, [USER], **settings)
+    return arun(stopkit.arun_loop(model, [USER], **settings))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("mode", ["run_loop", "arun_loop", "arun_loop async tool"])
+@pytest.mark.parametrize(
+    ("exc", "shown"),
+    [(StopIteration(), "StopIteration"), (GeneratorExit(), "GeneratorExit"),
+     (Custom("odd"), "Custom: odd"), (ValueError("v"), "ValueError: v")],
+    ids=["StopIteration", "GeneratorExit", "BaseException subclass", "Exception"],
+)  # fmt: skip
+def test_anything_a_tool_raises_is_its_error_result(
+    mode: str, exc: BaseException, shown: str
+) -> None:
+    """StopIteration, GeneratorExit, any BaseException but an interrupt: an error result."""
+    events: list[Any] = []
+    tool = raising(exc)
+    if mode == "arun_loop async tool":
+
+        async def tool() -> None:  # type: ignore[misc]
+            raise exc
+
+    model = ScriptedModel([reply("tool_request", calls=[call("c", "t")]), reply("completed", "ok")])
+    outcome = run_in(mode, model, adapter=FAKE, tools={"t": tool}, on_event=events.append)
+    result = outcome.tool_runs[0].result
+    # An async tool's StopIteration is turned into a RuntimeError by Python itself (PEP 479).
+    if mode.endswith("async tool") and shown == "StopIteration":
+        shown = "RuntimeError: coroutine raised StopIteration"
+    assert (result.is_error, result.content) == (True, shown)
+    assert outcome.termination is stopkit.Termination.COMPLETED
+    assert isinstance(events[-1], stopkit.LoopEnded)
+
+
+async def test_a_tool_raising_cancelled_error_does_not_cancel_the_run() -> None:
+    """A tool's own CancelledError is its error result; nobody cancelled the run."""
+    import asyncio
+
+    async def gives_up() -> None:
+        raise asyncio.CancelledError("upstream gave up")
+
+    def sync_gives_up() -> None:
+        raise asyncio.CancelledError("in a thread")
+
+    model = ScriptedModel(
+        [reply("tool_request", calls=[call("a", "t"), call("b", "s")]), reply("completed", "ok")]
+    )
+    outcome = await stopkit.arun_loop(
+        model, [USER], adapter=FAKE, tools={"t": gives_up, "s": sync_gives_up}
+    )
+    assert outcome.termination is stopkit.Termination.COMPLETED
+    assert [r.result.content for r in outcome.tool_runs] == [
+        "CancelledError: upstream gave up", "CancelledError: in a thread"
+    ]  # fmt: skip
+    assert outcome.text == "ok"
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), SystemExit(3)], ids=type)
+@pytest.mark.parametrize("mode", ["run_loop", "arun_loop", "arun_loop two calls"])
+def test_an_interrupt_propagates_after_loop_ended_carries_the_outcome(
+    interrupt: BaseException, mode: str
+) -> None:
+    """KeyboardInterrupt and SystemExit still propagate, once `LoopEnded` holds the outcome."""
+    events: list[Any] = []
+    calls = [call("a", "add", a=1, b=2), call("x", "stop")]
+    if mode.endswith("two calls"):
+        calls = [call("x", "stop"), call("a", "add", a=1, b=2)]
+    model = ScriptedModel([reply("tool_request", "working", calls=calls), reply("completed")])
+    settings: dict[str, Any] = {
+        "adapter": FAKE,
+        "tools": {"stop": raising(interrupt), "add": lambda a, b: a + b},
+        "on_event": events.append,
+    }
+    with pytest.raises(type(interrupt)):
+        run_in(mode, model, **settings)
+    end = events[-1]
+    assert isinstance(end, stopkit.LoopEnded)
+    assert end.termination is stopkit.Termination.CANCELLED
+    assert end.outcome is not None
+    answered = {m["call_id"]: m["content"] for m in end.outcome.messages if m["role"] == "tool"}
+    assert set(answered) == {"a", "x"}  # every call of the turn answered: the transcript holds
+    assert answered["x"].startswith("cancelled")
+    assert end.outcome.text == "working"
+
+
+# --- arguments ----------------------------------------------------------------------------------
+
+
+def test_a_tool_gets_its_own_copy_of_the_arguments() -> None:
+    """A tool that edits its arguments changes neither the call, the Stop nor what is sent back."""
+
+    def messy(items: list[int], opts: dict[str, Any]) -> str:
+        items.sort()
+        opts.pop("keep")
+        opts["added"] = True
+        return "done"
+
+    args = {"items": [3, 1, 2], "opts": {"keep": 1}}
+    model = ScriptedModel(
+        [reply("tool_request", calls=[{"id": "c", "name": "m", "args": args}]), reply("completed")]
+    )
+    outcome = stopkit.run_loop(model, [USER], adapter=FAKE, tools={"m": messy})
+    expected = {"items": [3, 1, 2], "opts": {"keep": 1}}
+    assert outcome.tool_runs[0].call.arguments == expected
+    assert args == expected  # the reply itself, which the fake adapter sends back
+    assert model.calls[1].messages[1]["reply"]["calls"][0]["args"] == expected
+
+
+# --- threads and time ---------------------------------------------------------------------------
+
+
+def test_hung_sync_tools_never_keep_the_process_alive() -> None:
+    """After tools that never return time out in arun_loop, asyncio.run() and the process end."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import asyncio, threading, stopkit
+        from stopkit.testing import ScriptedModel
+        from tests.loop._fake import FAKE, USER, call, reply
+
+        def hang(n):
+            threading.Event().wait()  # forever
+
+        calls = [call(f"c{i}", "hang", n=i) for i in range(3)]
+        model = ScriptedModel([reply("tool_request", calls=calls), reply("completed", "ok")])
+        outcome = asyncio.run(stopkit.arun_loop(
+            model, [USER], adapter=FAKE, tools={"hang": hang}, tool_timeout=0.05))
+        print(outcome.termination.value, [r.result.content for r in outcome.tool_runs])
+        """
+    )
+    # The timeout only stops a hang from hanging the suite: a passing run ends at once.
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "completed " + str(["timed out after 0.05 s"] * 3)
+
+
+async def test_hung_sync_tools_never_starve_a_later_run() -> None:
+    """More hung tools than any thread pool holds: an instant tool in a later run still runs."""
+    import os
+    import threading
+
+    release = threading.Event()
+    hung = (os.cpu_count() or 1) + 5  # asyncio's default executor: min(32, cpus + 4) threads
+    calls = [call(f"h{i}", "hang", n=i) for i in range(hung)]
+    first = ScriptedModel([reply("tool_request", calls=calls), reply("completed", "ok")])
+    try:
+        outcome = await stopkit.arun_loop(
+            first, [USER], adapter=FAKE, tools={"hang": lambda n: release.wait()},
+            tool_timeout=0.05,
+        )  # fmt: skip
+        assert all(r.result.content.startswith("timed out") for r in outcome.tool_runs)
+        later = ScriptedModel(
+            [reply("tool_request", calls=[call("q", "quick")]), reply("completed")]
+        )
+        outcome = await stopkit.arun_loop(
+            later, [USER], adapter=FAKE, tools={"quick": lambda: "ran"}, tool_timeout=10
+        )
+        assert outcome.tool_runs[0].result.content == "ran"
+    finally:
+        release.set()
+
+
+async def test_the_timeout_counts_from_the_tools_start_and_no_result_is_dropped() -> None:
+    """40 concurrent 0.2 s tools with a 1 s timeout: none waits for a thread, none times out."""
+    import threading
+    import time
+
+    finished: list[str] = []
+    lock = threading.Lock()
+
+    def slow(tag: str) -> str:
+        time.sleep(0.2)
+        with lock:
+            finished.append(tag)
+        return tag
+
+    calls = [call(f"c{i}", "slow", tag=f"c{i}") for i in range(40)]
+    model = ScriptedModel([reply("tool_request", calls=calls), reply("completed", "ok")])
+    outcome = await stopkit.arun_loop(
+        model, [USER], adapter=FAKE, tools={"slow": slow}, tool_timeout=1
+    )
+    contents = [r.result.content for r in outcome.tool_runs]
+    assert [c for c in contents if c.startswith("timed out")] == []
+    assert sorted(contents) == sorted(finished) == sorted(f"c{i}" for i in range(40))
+
+
+async def test_a_tool_ignoring_its_cancellation_cannot_hold_the_run_past_its_deadline() -> None:
+    """At the deadline a stubborn async tool is cancelled and left: the run ends without it."""
+    import asyncio
+
+    release = asyncio.Event()
+    finished: list[str] = []
+
+    async def stubborn() -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:  # swallowed: the tool goes on
+            await asyncio.wait_for(release.wait(), 5)
+            finished.append("after its cancellation")
+        return "late"
+
+    model = ScriptedModel([reply("tool_request", "working", calls=[call("s", "stubborn")]),
+                           reply("completed", "never")])  # fmt: skip
+    outcome = await stopkit.arun_loop(
+        model, [USER], adapter=FAKE, tools={"stubborn": stubborn}, deadline=0.2
+    )
+    assert finished == []  # the run did not wait for it
+    assert outcome.termination is stopkit.Termination.DEADLINE
+    assert outcome.tool_runs[0].result.content.startswith("timed out after")
+    release.set()
+    while not finished:  # let it end before the event loop closes
+        await asyncio.sleep(0.01)
