@@ -75,7 +75,7 @@ def drive(run: Run) -> Generator[Request, Any, Outcome]:
             is_async=run.is_async,
             _tools=run.tools,
         )
-        run.tools.handling(run.turn, stop if reason is StopReason.TOOL_REQUEST else None)
+        run.tools.handling(run.turn, stop)
         action = yield RunHandler(handlers[reason], ctx)
         run.tools.pending = None
         kind = type(action)

@@ -2,8 +2,9 @@
 
 A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it only through
 `ctx.run_tools()` / `ctx.arun_tools()`. Every tool call, in `run_loop` and `arun_loop` alike,
-passes through `_before` (may answer it without running it) and `_after` (records its result):
-the one place where a step boundary, a hook or a span around a tool call belongs.
+passes through `_before` (may answer it without running it) and `_after` (records its result),
+with its turn and its slot (its place in the reply): the one place where a step boundary
+(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs.
 """
 
 from __future__ import annotations
@@ -13,12 +14,24 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit._logsafe import clip
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._runner import CANCEL_GRACE, CANCELLED, INTERRUPTS, ToolRunner, error_result
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
 
 __all__ = ["ToolExecutor"]
+
+
+def _repeated(calls: Sequence[ToolCall]) -> frozenset[int]:
+    """Return the slots of the calls whose id an earlier call of the same reply has."""
+    seen: set[str] = set()
+    repeated: list[int] = []
+    for slot, call in enumerate(calls):
+        if call.id in seen:
+            repeated.append(slot)
+        seen.add(call.id)
+    return frozenset(repeated)
 
 
 class _Interrupted(Exception):
@@ -49,14 +62,33 @@ class ToolExecutor:
         self.emit = emit
         self.turn = 0
         self.runs: list[ToolRun] = []
+        # The reply being handled: its calls' slots (their places in it), the slots of calls
+        # repeating an earlier call's id, and how many calls not of the reply were run.
+        self.stop: Stop | None = None
+        self.slot_of: dict[int, int] = {}
+        self.repeated: frozenset[int] = frozenset()
+        self.extra = 0
         # For a run cut short: the tool request being handled, and the calls running right now.
         self.pending: Stop | None = None
         self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
 
-    def handling(self, turn: int, stop: Stop | None) -> None:
-        """Say which reply's calls the next runs answer (`stop` None: no tool request)."""
+    def handling(self, turn: int, stop: Stop) -> None:
+        """Say which reply the calls run next belong to: its handler is about to be called."""
         self.turn = turn
-        self.pending = stop
+        self.stop = stop
+        self.pending = stop if stop.reason is StopReason.TOOL_REQUEST else None
+        calls = stop.tool_calls
+        self.slot_of = {id(call): slot for slot, call in enumerate(calls)}
+        self.repeated = _repeated(calls) if len(calls) > 1 else frozenset()
+        self.extra = 0
+
+    def _slot(self, call: ToolCall) -> int:
+        """Return the call's place in the reply; a call made by a handler gets the next free one."""
+        slot = self.slot_of.get(id(call))
+        if slot is None:
+            slot = len(self.slot_of) + self.extra
+            self.extra += 1
+        return slot
 
     def timeout(self) -> float | None:
         """Return the seconds the next call may take: `tool_timeout`, cut by the deadline."""
@@ -68,16 +100,28 @@ class ToolExecutor:
 
     # --- the step boundary of every tool call ----------------------------------------------
 
-    def _before(self, call: ToolCall, timeout: float | None) -> ToolResult | None:
-        """Announce a call; return its result when it is not to be run (else None)."""
+    def _before(self, call: ToolCall, slot: int, timeout: float | None) -> ToolResult | None:
+        """Announce the call in `slot` of this turn; return its result when it is not to be run.
+
+        Not run: a call of a reply that is not a tool request (a handler's `run_tools()` under
+        `unknown` or a cut reply), a call repeating the id of an earlier call of the reply
+        (every call answered once: the later one with this error), a call past the deadline.
+        """
         if self.emit is not None:
             self.emit(ToolCalled(self.turn, call))
+        stop = self.stop
+        if stop is not None and stop.reason is not StopReason.TOOL_REQUEST:
+            return error_result(call, f"not run: the reply stopped as {stop.reason.value}")
+        if slot in self.repeated:
+            return error_result(
+                call, f"not run: an earlier call of this reply has the same id ({clip(call.id)})"
+            )
         if timeout is not None and timeout <= 0:
             return error_result(call, "not run: the run's deadline has passed")
         return None
 
-    def _after(self, call: ToolCall, result: ToolResult, seconds: float) -> ToolRun:
-        """Record a call's result."""
+    def _after(self, call: ToolCall, slot: int, result: ToolResult, seconds: float) -> ToolRun:
+        """Record the result of the call in `slot` of this turn."""
         if self.emit is not None:
             self.emit(ToolReturned(self.turn, call, result, seconds))
         return ToolRun(call, result, self.turn, seconds)
@@ -91,11 +135,12 @@ class ToolExecutor:
         self.inflight = (calls, slots)
         for index, call in enumerate(calls):
             timeout = self.timeout()
-            result = self._before(call, timeout)
+            slot = self._slot(call)
+            result = self._before(call, slot, timeout)
             seconds = 0.0
             if result is None:
                 result, seconds = runner.run(call, timeout)
-            slots[index] = self._after(call, result, seconds)
+            slots[index] = self._after(call, slot, result, seconds)
         return self._landed(slots)
 
     async def arun(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
@@ -108,14 +153,15 @@ class ToolExecutor:
         self.inflight = (calls, slots)
 
         async def one(index: int, call: ToolCall) -> None:
-            result = self._before(call, timeout)
+            slot = self._slot(call)
+            result = self._before(call, slot, timeout)
             seconds = 0.0
             if result is None:
                 try:
                     result, seconds = await runner.arun(call, timeout)
                 except INTERRUPTS as exc:  # raised in a task of its own, it would skip us
                     raise _Interrupted(exc) from None
-            slots[index] = self._after(call, result, seconds)
+            slots[index] = self._after(call, slot, result, seconds)
 
         try:
             if len(calls) == 1:
@@ -156,7 +202,7 @@ class ToolExecutor:
             self.inflight = None
             for call, run in zip(calls, slots, strict=True):
                 if run is None:
-                    run = self._after(call, error_result(call, CANCELLED), 0.0)
+                    run = self._after(call, self._slot(call), error_result(call, CANCELLED), 0.0)
                 self.runs.append(run)
         stop, self.pending = self.pending, None
         if stop is None or adapter is None or not stop.tool_calls:
@@ -172,6 +218,6 @@ class ToolExecutor:
                 results.append(mine.pop(0))
                 continue
             result = error_result(call, CANCELLED)
-            self.runs.append(self._after(call, result, 0.0))
+            self.runs.append(self._after(call, self._slot(call), result, 0.0))
             results.append(result)
         return [*as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]

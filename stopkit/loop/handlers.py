@@ -150,8 +150,10 @@ class LoopContext:
     def run_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
         """Run `calls` (default: every call of the reply) one after another; one result each.
 
-        A call with `complete=False`, an unknown tool, a failure or a timeout gives an error
-        result. In `arun_loop` use `await ctx.arun_tools()` instead.
+        Only the calls of a tool request run: under any other stop each call gets a `not run`
+        error result. So does a call with `complete=False`, one repeating the id of an earlier
+        call of the reply, an unknown tool, a failure or a timeout. In `arun_loop` use
+        `await ctx.arun_tools()` instead.
         """
         if self.is_async:
             raise TypeError("in arun_loop, use `await ctx.arun_tools()`")
@@ -160,7 +162,7 @@ class LoopContext:
     async def arun_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
         """Run `calls` (default: every call of the reply) concurrently; one result each, in order.
 
-        In `run_loop` they run one after another.
+        The same calls run as with `run_tools`; in `run_loop` they run one after another.
         """
         return await self._tools.arun(self.stop.tool_calls if calls is None else calls)
 
