@@ -48,6 +48,9 @@ def drive(run: Run) -> Generator[Request, Any, Outcome]:
             return (yield from run.end(bound))
         overrides = run.next_overrides
         stop = yield from run.model_turn(overrides, transcript)
+        if run.unsupported:  # no reply to act on: end, keeping what was done
+            run.escalate(stop, None)
+            return (yield from run.end(Termination.UNKNOWN))
         reason = stop.reason
         run.repeats = run.repeats + 1 if reason is previous else 0
         previous = reason

@@ -16,7 +16,7 @@ from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit._errors import ModelCallError
+from stopkit._errors import ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
 from stopkit._stop import Stop, StopReason, ToolCall
@@ -143,6 +143,7 @@ class Run:
         )
         self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit)
         self.ended = False
+        self.unsupported = False  # the last reply was none stopkit can read
 
     @property
     def runs(self) -> list[ToolRun]:
@@ -251,13 +252,40 @@ class Run:
         return delay, ""
 
     def normalize(self, reply: Any) -> Stop:
-        reply = _decode(reply)
+        """Return the `Stop` of a reply; one stopkit cannot read gives an `unsupported_reply` one.
+
+        Not readable: a value no adapter detects (text, a dict of no known shape), or, once the
+        adapter is known, a reply its `detects` refuses (another provider's). The run then ends
+        as `unknown` (see `drive`), with everything done so far kept.
+        """
         adapter = self.adapter
-        if adapter is None:
-            adapter = self.adapter = detect(reply)
-            if self.prompt is not None:
-                self.transcript[0] = user_message(adapter, self.prompt)
+        try:
+            reply = _decode(reply)
+            if adapter is None:
+                adapter = self.adapter = detect(reply)
+                if self.prompt is not None:
+                    self.transcript[0] = user_message(adapter, self.prompt)
+            elif not adapter.detects(reply):
+                raise UnsupportedReply(reply, [adapter.name], f"not a {adapter.name} reply")
+        except UnsupportedReply as exc:
+            return self.unreadable(reply, exc)
         return adapter.normalize(reply)
+
+    def unreadable(self, reply: Any, error: UnsupportedReply) -> Stop:
+        """Return the `Stop` standing for a reply stopkit cannot read, and log it at WARNING."""
+        logger.warning(
+            "stopkit: call_model returned %s at turn %d; ending the run as unknown",
+            clip(str(error), 600),
+            self.turn,
+        )
+        self.unsupported = True
+        return Stop(
+            reason=StopReason.UNKNOWN,
+            provider=self.adapter.name if self.adapter is not None else "none",
+            detail="unsupported_reply",
+            notes=(str(error),),
+            raw=reply,
+        )
 
     # --- ending -----------------------------------------------------------------------------
 
