@@ -19,6 +19,7 @@ from stopkit.loop._requests import CallModel, RunHandler, Sleep
 from stopkit.loop._run import Run
 from stopkit.loop._runner import ToolRunner, is_async_callable
 from stopkit.loop._settings import LoopSettings, keywords_of
+from stopkit.loop._streams import aread_stream, is_async_stream, is_sync_stream, read_stream
 from stopkit.loop._threads import Outcome as CallOutcome
 from stopkit.loop._threads import acall_in_thread
 from stopkit.loop.events import Outcome
@@ -42,6 +43,13 @@ class Loop:
     output ceiling to use: pass it as your provider's own parameter); `tool_choice="none"` (the
     summing-up call: no tool may be called); an adapter's resume overrides
     (`poll_response_id` for OpenAI Responses background mode, `continuation_token` for Gemini).
+
+    Streaming: `call_model` may return a stream instead of a reply: the SDK's stream object
+    (`create(stream=True)`, anthropic's `messages.stream(...)`, google-genai's
+    `generate_content_stream`), or any iterable of events (an async one in `arun`). The loop
+    reads it to its end with the adapter's accumulator and acts on the whole reply; `on_event`
+    gets each piece of visible text as a `TextDelta` while it arrives. A stream cut short is
+    `unknown` (`stream_incomplete`), as `normalize_stream` says.
 
     Tools: a str return value is sent as is, anything else as JSON by pydantic's encoder
     (models, dataclasses, sets, datetimes, paths, enums, bytes...); a value it cannot encode
@@ -101,13 +109,15 @@ class Loop:
                     case CallModel():
                         try:
                             value = self.call_model(request.messages, **request.overrides)
+                            if is_sync_stream(value):
+                                value = read_stream(value, request.adapter, request.on_text)
                         except Exception as exc:  # the run decides: retry, or ModelCallError
                             request = steps.throw(exc)
                             continue
-                        if inspect.isawaitable(value):
+                        if inspect.isawaitable(value) or is_async_stream(value):
                             _discard(value)
                             raise TypeError(
-                                "call_model returned an awaitable: "
+                                "call_model returned an awaitable or an async stream: "
                                 "use `await stopkit.arun_loop(...)`"
                             )
                     case RunHandler():
@@ -171,25 +181,56 @@ class Loop:
             steps.close()
 
     async def _acall(self, request: CallModel) -> CallOutcome:
-        """Make the model call of `request`; return what it returned or raised (an `Exception`).
+        """Make the model call of `request`, reading a stream it returns; return the outcome.
 
-        A sync `call_model` runs in a thread of its own, so the event loop goes on meanwhile.
+        What it returned (a `Streamed` for a stream), or the `Exception` it raised. A sync
+        `call_model`, and the reading of a sync stream, run in a thread of their own, so the
+        event loop goes on meanwhile; the text deltas then reach `on_event` on the loop.
         """
+        import asyncio
+
         call_model, messages, overrides = self.call_model, request.messages, request.overrides
-        if self._async_call:
-            try:
-                return True, await call_model(messages, **overrides)
-            except Exception as exc:
-                return False, exc
-        ok, value = await acall_in_thread(lambda: call_model(messages, **overrides), None)
-        if ok and inspect.isawaitable(value):  # a sync callable returning a coroutine
-            try:
-                return True, await value
-            except Exception as exc:
-                return False, exc
-        if not ok and not isinstance(value, Exception):
-            raise value  # an interrupt: it ends the run
-        return ok, value
+        adapter, on_text = request.adapter, request.on_text
+        if on_text is not None:
+            loop, report = asyncio.get_running_loop(), on_text
+
+            def on_text_threaded(text: str) -> None:
+                loop.call_soon_threadsafe(report, text)
+        else:
+            on_text_threaded = None  # type: ignore[assignment]
+
+        def read(value: Any) -> Any:  # in a thread
+            if is_sync_stream(value):
+                return read_stream(value, adapter, on_text_threaded)
+            return value
+
+        try:
+            if self._async_call:
+                value = await call_model(messages, **overrides)
+            else:
+                ok, value = await acall_in_thread(
+                    lambda: read(call_model(messages, **overrides)), None
+                )
+                if not ok:
+                    return _raised(value)
+                if inspect.isawaitable(value):  # a sync callable returning a coroutine
+                    value = await value
+            if is_async_stream(value):
+                value = await aread_stream(value, adapter, on_text)
+            elif is_sync_stream(value):  # an async call_model returning a sync stream
+                ok, value = await acall_in_thread(lambda: read(value), None)
+                if not ok:
+                    return _raised(value)
+        except Exception as exc:
+            return False, exc
+        return True, value
+
+
+def _raised(error: BaseException) -> CallOutcome:
+    """Return a failed call's outcome; an interrupt (not an `Exception`) ends the run at once."""
+    if not isinstance(error, Exception):
+        raise error
+    return False, error
 
 
 def _cut_short(run: Run) -> None:
@@ -214,7 +255,8 @@ def run_loop(
 
     Args:
         call_model: `call_model(messages, **overrides)` returning a provider reply (an SDK object
-            or the JSON dict). Overrides it may receive: whatever `overrides=` holds; `max_tokens`
+            or the JSON dict) or a stream of it (an SDK stream, an iterable of events: see
+            `Loop`). Overrides it may receive: whatever `overrides=` holds; `max_tokens`
             (the output ceiling to use, raised after a truncation); `tool_choice="none"` (the
             summing-up call: no tool may be called); an adapter's resume overrides.
         messages: The starting messages, in the provider's format; or a `str`, sent as one

@@ -7,10 +7,11 @@ the reply, or throwing in what it raised), `RunHandler` by calling the handler (
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stopkit._adapter import Adapter
 from stopkit.loop.handlers import Handler, LoopContext
 
 __all__ = ["CallModel", "Request", "RunHandler", "Sleep"]
@@ -18,13 +19,20 @@ __all__ = ["CallModel", "Request", "RunHandler", "Sleep"]
 
 @dataclass(frozen=True, slots=True)
 class CallModel:
-    """Call `call_model(messages, **overrides)`; send back the reply (or throw in its error)."""
+    """Call `call_model(messages, **overrides)`; send back the reply (or throw in its error).
+
+    A stream it returns is read to its end first (`_streams.py`), with `adapter`'s accumulator
+    (None: the adapter is detected from the first event) and each piece of text handed to
+    `on_text`; what is sent back is then a `Streamed`.
+    """
 
     messages: list[Any]
     overrides: Mapping[str, Any]
     turn: int
     attempt: int
     """Which try of this model call it is (1 for the first)."""
+    adapter: Adapter | None
+    on_text: Callable[[str], Any] | None
 
 
 @dataclass(frozen=True, slots=True)

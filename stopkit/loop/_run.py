@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from collections import Counter, deque
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
@@ -24,6 +24,7 @@ from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._runner import ToolRunner, describe, size_of
 from stopkit.loop._settings import LoopSettings
+from stopkit.loop._streams import Streamed
 from stopkit.loop.events import (
     Escalated,
     Escalation,
@@ -32,6 +33,7 @@ from stopkit.loop.events import (
     ModelReplied,
     Outcome,
     Termination,
+    TextDelta,
     ToolRun,
     TurnStarted,
 )
@@ -142,6 +144,7 @@ class Run:
             None if settings.deadline is None else time.monotonic() + settings.deadline
         )
         self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit)
+        self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
 
@@ -215,7 +218,9 @@ class Run:
         while True:
             attempt += 1
             try:
-                reply = yield CallModel(messages, overrides, self.turn, attempt)
+                reply = yield CallModel(
+                    messages, overrides, self.turn, attempt, self.adapter, self.on_text
+                )
             except Exception as exc:  # thrown in by the shell: what call_model raised
                 delay, why = self.retry_delay(exc, attempt)
                 if self.emit is not None:
@@ -258,18 +263,39 @@ class Run:
         adapter is known, a reply its `detects` refuses (another provider's). The run then ends
         as `unknown` (see `drive`), with everything done so far kept.
         """
+        if type(reply) is Streamed:
+            return self.streamed(reply)
         adapter = self.adapter
         try:
             reply = _decode(reply)
             if adapter is None:
-                adapter = self.adapter = detect(reply)
-                if self.prompt is not None:
-                    self.transcript[0] = user_message(adapter, self.prompt)
+                adapter = self.adopt(detect(reply))
             elif not adapter.detects(reply):
                 raise UnsupportedReply(reply, [adapter.name], f"not a {adapter.name} reply")
         except UnsupportedReply as exc:
             return self.unreadable(reply, exc)
         return adapter.normalize(reply)
+
+    def streamed(self, streamed: Streamed) -> Stop:
+        """Return the `Stop` of a streamed reply the shell has read."""
+        if streamed.error is not None:
+            return self.unreadable(streamed.raw, streamed.error)
+        if self.adapter is None and streamed.adapter is not None:
+            self.adopt(streamed.adapter)
+        assert streamed.stop is not None
+        return streamed.stop
+
+    def adopt(self, adapter: Adapter) -> Adapter:
+        """Take the adapter the first reply named; a `str` prompt now takes its shape."""
+        self.adapter = adapter
+        if self.prompt is not None:
+            self.transcript[0] = user_message(adapter, self.prompt)
+        return adapter
+
+    def report_text(self, text: str) -> None:
+        """Report a piece of a streamed reply's text (`TextDelta`)."""
+        if self.emit is not None:
+            self.emit(TextDelta(self.turn, text))
 
     def unreadable(self, reply: Any, error: UnsupportedReply) -> Stop:
         """Return the `Stop` standing for a reply stopkit cannot read, and log it at WARNING."""

@@ -83,7 +83,7 @@ class LoopSettings:
     synthesize_on_empty_final: bool = False
     """On an empty final answer, make one tool-less call asking the model to sum up."""
     on_event: Callable[[LoopEvent], Any] | None = None
-    """Receives every `LoopEvent`."""
+    """Receives every `LoopEvent` (a streamed reply's text too, as `TextDelta` events)."""
     on_escalate: Callable[[Escalation], Any] | None = None
     """Receives every `Escalation`; None: log it at WARNING."""
     retry: RetryPolicy | None = None

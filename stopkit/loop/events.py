@@ -22,6 +22,7 @@ __all__ = [
     "ModelReplied",
     "Outcome",
     "Termination",
+    "TextDelta",
     "ToolCalled",
     "ToolReturned",
     "ToolRun",
@@ -143,6 +144,14 @@ class ModelReplied:
 
 
 @dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the reply's visible text, as a streamed reply arrives (in order)."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelCallFailed:
     """`call_model` raised; `retry_in` is the backoff before the next attempt (None: none left)."""
 
@@ -195,6 +204,13 @@ class LoopEnded:
 
 
 LoopEvent = (
-    TurnStarted | ModelReplied | ModelCallFailed | ToolCalled | ToolReturned | Escalated | LoopEnded
+    TurnStarted
+    | TextDelta
+    | ModelReplied
+    | ModelCallFailed
+    | ToolCalled
+    | ToolReturned
+    | Escalated
+    | LoopEnded
 )
 """Every event `on_event` can receive."""
