@@ -19,6 +19,7 @@ from stopkit.testing import ScriptedModel
 from tests._payloads import PAYLOADS
 from tests.loop._fake import FAKE, reply
 from tests.loop._shapes import PROVIDERS, Shapes
+from tests.loop._validate import assert_valid_transcript
 
 
 def payload(folder: str, name: str) -> Any:
@@ -52,6 +53,7 @@ def test_a_str_prompt_takes_the_adapters_shape(p: Shapes) -> None:
     assert detected.calls[0].messages[0] == {"role": "user", "content": "Weather?"}
     assert detected.calls[1].messages[0] == shaped
     assert outcome.messages[0] == shaped
+    assert_valid_transcript(p.name, outcome.messages)
 
 
 @pytest.mark.parametrize(

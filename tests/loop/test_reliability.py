@@ -43,6 +43,7 @@ from tests.loop._shapes import (
     paris,
     tokyo,
 )
+from tests.loop._validate import assert_valid_transcript
 
 
 def run(script: list[Any], **settings: Any) -> tuple[stopkit.Outcome, ScriptedModel]:
@@ -571,6 +572,7 @@ async def test_cancel_single_call_with_a_real_adapter(p: Shapes) -> None:
     assert_every_call_answered_once(p, outcome)
     assert p.pairs(outcome.messages)[0] == ["call_p", "call_t"]
     assert CANCELLED in json.dumps(outcome.messages)
+    assert_valid_transcript(p.name, outcome.messages)
 
 
 async def test_cancel_at_every_step_leaves_a_consistent_transcript() -> None:

@@ -19,6 +19,7 @@ import stopkit
 from stopkit import Termination, TextDelta
 from tests import _wrap_clients as sdk
 from tests._payloads import PAYLOADS
+from tests.loop._validate import assert_valid_transcript
 
 # folder -> (the recorded tool request stream, the recorded final answer stream)
 TURNS = {
@@ -62,6 +63,7 @@ def check(folder: str, outcome: stopkit.Outcome, events: list[Any]) -> None:
     sent_back = outcome.messages[1 : 1 + len(adapter.assistant_message(first))]
     assert sent_back == adapter.assistant_message(first)  # the rebuilt reply goes back
     assert texts_by_turn(events) == {n: s.text for n, s in ((1, first), (2, final)) if s.text}
+    assert_valid_transcript(adapter.name, outcome.messages)
 
 
 @pytest.mark.parametrize("folder", list(TURNS))
@@ -163,6 +165,7 @@ def test_an_iterable_of_events_is_a_stream(folder: str, mode: str) -> None:
     assert outcome.stop is not None
     assert outcome.stop.provider == stopkit.get_adapter(folder).name
     assert "".join(e.text for e in seen if isinstance(e, TextDelta) and e.turn == 2) == final.text
+    assert_valid_transcript(outcome.stop.provider, outcome.messages)
 
 
 def test_a_stream_cut_short_is_unknown_and_escalated() -> None:
