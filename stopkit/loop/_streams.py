@@ -39,7 +39,7 @@ class Streamed:
 
 def _is_reply(value: Any) -> bool:
     # SDK replies are pydantic models, which iterate over their fields.
-    return isinstance(value, _REPLIES) or hasattr(value, "model_dump")
+    return type(value) is dict or isinstance(value, _REPLIES) or hasattr(value, "model_dump")
 
 
 def is_sync_stream(value: Any) -> bool:

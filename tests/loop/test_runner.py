@@ -352,3 +352,20 @@ async def test_a_tool_ignoring_its_cancellation_cannot_hold_the_run_past_its_dea
     release.set()
     while not finished:  # let it end before the event loop closes
         await asyncio.sleep(0.01)
+
+
+def test_arguments_too_deep_to_copy_are_an_error_result() -> None:
+    """With the nesting bound raised past Python's recursion limit, the copy cannot be made."""
+    deep: Any = 1
+    for _ in range(5000):
+        deep = [deep]
+    model = ScriptedModel(
+        [reply("tool_request", calls=[{"id": "c", "name": "t", "args": {"a": deep}}]),
+         reply("completed")]
+    )  # fmt: skip
+    outcome = stopkit.run_loop(
+        model, [USER], adapter=FAKE, tools={"t": lambda a: "ran"}, max_argument_depth=10**6
+    )
+    assert outcome.tool_runs[0].result.content == (
+        "not run: the arguments are nested too deep to copy"
+    )
