@@ -22,7 +22,6 @@ from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
     PROVIDERS,
     TOOLS,
-    Anthropic,
     OpenAIChat,
     OpenAIResponses,
     Shapes,
@@ -330,49 +329,62 @@ def test_sdk_objects_through_the_loop(p: Shapes) -> None:
     assert_every_call_answered_once(p, outcome)
 
 
-def test_readme_loop_with_the_anthropic_client() -> None:
-    """The README's loop runs against the real anthropic client (HTTP mocked by httpx)."""
+def test_readme_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's loop runs against the real anthropic client, streaming recorded replies."""
     import anthropic
     import httpx2 as httpx  # the anthropic SDK installed here speaks httpx2
 
-    replies = iter([Anthropic().tools([paris()]), Anthropic().text("It is 18 °C in Paris.")])
+    from tests._wrap_clients import RECORDINGS
+
+    replay = stopkit.ReplayTransport(
+        [RECORDINGS / "anthropic" / f"{name}.stream.json" for name in ("tool_use", "end_turn")]
+    )
     sent: list[dict[str, Any]] = []
 
     def handle(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(200, json=next(replies))
+        response: httpx.Response = replay.handle_request(request)
+        return response
 
     client = anthropic.Anthropic(
         api_key="test", http_client=httpx.Client(transport=httpx.MockTransport(handle))
     )
-    tool_specs = [
+    TOOLS = [
         {
             "name": "get_weather",
-            "description": "Weather for a city.",
+            "description": "Current weather in a city.",
             "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
         }
     ]
 
     # --- as in the README ---
     def call_model(messages: list[Any], **overrides: Any) -> Any:
-        return client.messages.create(
+        return client.messages.stream(
             model="claude-sonnet-4-6",
-            max_tokens=overrides.get("max_tokens", 1024),
-            tools=tool_specs,
+            tools=TOOLS,
             messages=messages,
+            max_tokens=overrides.get("max_tokens", 1024),
         )
+
+    def show(event: Any) -> None:  # the text, as it arrives
+        if isinstance(event, stopkit.TextDelta):
+            print(event.text, end="", flush=True)
 
     outcome = stopkit.run_loop(
         call_model,
-        [{"role": "user", "content": "Weather in Paris?"}],
+        "Weather in Paris?",
         tools={"get_weather": get_weather},
         max_tokens=1024,
+        on_event=show,
     )
+    print()
+    print(outcome.termination, outcome.text)
     # ---
-    assert outcome.text == "It is 18 °C in Paris."
     assert outcome.ok
-    assert sent[1]["messages"][1]["content"][0]["type"] == "tool_use"
+    assert capsys.readouterr().out.endswith("Paris is sunny.\ncompleted Paris is sunny.\n")
+    assert sent[0]["messages"] == [{"role": "user", "content": "Weather in Paris?"}]
+    assert sent[1]["messages"][1]["content"][-1]["type"] == "tool_use"
     assert sent[1]["messages"][2]["content"][0] == {
-        "type": "tool_result", "tool_use_id": "call_p",
+        "type": "tool_result", "tool_use_id": "toolu_01",
         "content": json.dumps(get_weather("Paris"), ensure_ascii=False),
     }  # fmt: skip
