@@ -184,7 +184,12 @@ Handler: TypeAlias = Callable[[LoopContext], Action | Awaitable[Action]]
 
 
 def as_list(messages: Any) -> list[Any]:
-    """Return `messages` as a list: an adapter may return one message or a list of them."""
+    """Return `messages` as a list: an adapter may return one message or a list of them.
+
+    Example:
+        >>> as_list({"role": "user", "content": "hi"})
+        [{'role': 'user', 'content': 'hi'}]
+    """
     return messages if isinstance(messages, list) else [messages]
 
 
@@ -205,7 +210,12 @@ def user_message(adapter: Adapter, text: str) -> Any:
 
 
 def plain_user_message(text: str) -> dict[str, Any]:
-    """Return `{"role": "user", "content": text}`: the user message when no adapter says better."""
+    """Return `{"role": "user", "content": text}`: the user message when no adapter says better.
+
+    Example:
+        >>> plain_user_message("Go on.")
+        {'role': 'user', 'content': 'Go on.'}
+    """
     return {"role": "user", "content": text}
 
 
@@ -244,12 +254,20 @@ async def _arun_tool_calls(ctx: LoopContext) -> Action:
 
 
 def finish_with_text(ctx: LoopContext) -> Action:
-    """Finish with the reply's text. The default for `completed` and `stop_sequence`."""
+    """Finish with the reply's text. The default for `completed` and `stop_sequence`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.PAUSED: finish_with_text}  # no resuming
+    """
     return Finish()
 
 
 def finish_truncated(ctx: LoopContext) -> Action:
-    """Finish at once as truncated (`output_limit`), the partial text on the outcome only."""
+    """Finish at once as truncated (`output_limit`), the partial text on the outcome only.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: finish_truncated}
+    """
     return Finish(termination=Termination.OUTPUT_LIMIT)
 
 
@@ -268,6 +286,10 @@ def retry_with_more_tokens(ctx: LoopContext) -> Action:
     else the loop's `max_tokens` setting; without either, or at the cap, it finishes at once.
     When the context window (not the output ceiling) was hit, a bigger `max_tokens` cannot
     help: it calls the loop's `compact` hook once if there is one, else finishes.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.OUTPUT_LIMIT] is retry_with_more_tokens
+        True
     """
     if ctx.stop.detail == "context_window":
         return _compact_or_finish(ctx)
@@ -287,19 +309,34 @@ def retry_with_more_tokens(ctx: LoopContext) -> Action:
 
 
 def ask_for_shorter(ctx: LoopContext) -> Action:
-    """Ask the model once for a shorter answer (the cut reply is dropped); cut again, finish."""
+    """Ask the model once for a shorter answer (the cut reply is dropped); cut again, finish.
+
+    The request is the adapter's own user message saying `SHORTER_PROMPT`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: ask_for_shorter}
+    """
     if ctx.repeats or ctx.stop.detail == "context_window":
         return Finish(termination=Termination.OUTPUT_LIMIT)
     return Continue([ctx.user_message(SHORTER_PROMPT)])
 
 
 def escalate_filtered(ctx: LoopContext) -> Action:
-    """Escalate and finish; never retry. The default for `filtered`."""
+    """Escalate and finish; never retry. The default for `filtered`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.UNKNOWN: escalate_filtered}  # no log line
+    """
     return Escalate()
 
 
 def escalate_unknown(ctx: LoopContext) -> Action:
-    """Log the raw stop value at WARNING, escalate and finish. The default for `unknown`."""
+    """Log the raw stop value at WARNING, escalate and finish. The default for `unknown`.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.UNKNOWN] is escalate_unknown
+        True
+    """
     stop = ctx.stop
     logger.warning(
         "stopkit: %s reply stopped with an unknown value %s (detail %s) at turn %d; escalating",
@@ -317,6 +354,10 @@ def resume_paused(ctx: LoopContext) -> Action:
     The loop bounds resumes (`max_pauses`); an adapter without `resume` gets its reply appended
     as is and the model called again. A reply the adapter cannot resume (its `resume` raises
     `ValueError`) is escalated and ends the run as `unknown`.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.PAUSED] is resume_paused
+        True
     """
     resume = getattr(ctx.adapter, "resume", None)
     if resume is None:

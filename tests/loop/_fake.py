@@ -104,3 +104,22 @@ def results_of(messages: Sequence[Any]) -> dict[str, list[dict[str, Any]]]:
         if message.get("role") == "tool":
             found.setdefault(message["call_id"], []).append(message)
     return found
+
+
+def arun(loop: Any) -> Any:
+    """Run `arun_loop(...)` on a fresh event loop; fail (not hang) if it never ends."""
+    import asyncio
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(loop, 30)
+
+    return asyncio.run(guarded())
+
+
+def run_in(mode: str, call_model: Any, **settings: Any) -> Any:
+    """Run from `[USER]` in `run_loop` (mode "run_loop") or `arun_loop` (any other mode)."""
+    import stopkit
+
+    if mode == "run_loop":
+        return stopkit.run_loop(call_model, [USER], **settings)
+    return arun(stopkit.arun_loop(call_model, [USER], **settings))

@@ -16,6 +16,7 @@ from stopkit import DEFAULT_HANDLERS, StopReason
 from stopkit.loop._run import SYNTHESIZE_PROMPT
 from stopkit.loop.handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel
+from tests._adapters import NAMES
 from tests._payloads import PAYLOADS
 from tests.loop._fake import FAKE, reply
 from tests.loop._shapes import PROVIDERS, Shapes
@@ -124,3 +125,12 @@ def _blank_text(reply: Any) -> None:
 
 def _echo_tools(stop: stopkit.Stop) -> dict[str, Any]:
     return {call.name: lambda **kw: "ok" for call in stop.tool_calls}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_builtin_adapter_writes_a_user_message_its_sdk_accepts(name: str) -> None:
+    """Each built-in adapter's `user_message` is a valid request message of its wire API."""
+    adapter = stopkit.get_adapter(name)
+    message = adapter.user_message("Go on.")  # type: ignore[attr-defined]
+    assert_valid_transcript(name, [message])
+    assert "Go on." in json.dumps(message)

@@ -17,7 +17,7 @@ import pytest
 
 import stopkit
 from stopkit.testing import ScriptedModel
-from tests.loop._fake import FAKE, USER, call, reply
+from tests.loop._fake import FAKE, USER, call, reply, run_in
 
 
 def run_one(tool: Any, *, arun: bool = False, **settings: Any) -> stopkit.Outcome:
@@ -122,23 +122,6 @@ def raising(exc: BaseException) -> Any:
         raise exc
 
     return tool
-
-
-def arun(loop: Any) -> Any:
-    """Run `arun_loop(...)` on a fresh event loop; fail (not hang) if it never ends."""
-    import asyncio
-
-    async def guarded() -> Any:
-        return await asyncio.wait_for(loop, 30)
-
-    return asyncio.run(guarded())
-
-
-def run_in(mode: str, model: ScriptedModel, **settings: Any) -> stopkit.Outcome:
-    """Run `model` from `[USER]` in `run_loop` (mode "run_loop") or `arun_loop` (any other)."""
-    if mode == "run_loop":
-        return stopkit.run_loop(model, [USER], **settings)
-    return arun(stopkit.arun_loop(model, [USER], **settings))  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("mode", ["run_loop", "arun_loop", "arun_loop async tool"])
@@ -257,7 +240,7 @@ def test_hung_sync_tools_never_keep_the_process_alive() -> None:
         """
         import asyncio, threading, stopkit
         from stopkit.testing import ScriptedModel
-        from tests.loop._fake import FAKE, USER, call, reply
+        from tests.loop._fake import FAKE, USER, call, reply, run_in
 
         def hang(n):
             threading.Event().wait()  # forever
