@@ -387,4 +387,3 @@ class OpenAIChatAdapter:
             {'role': 'user', 'content': 'Go on.'}
         """
         return {"role": "user", "content": text}
-
