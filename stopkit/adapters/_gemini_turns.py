@@ -21,7 +21,7 @@ def rest_bytes(value: Any) -> Any:
     """Return bytes as the REST JSON carries them (URL-safe base64); other values unchanged.
 
     google-genai holds thought signatures and continuation tokens as decoded bytes and sends
-    them back this way (`_common.py`).
+    them back this way (`google/genai/_common.py`).
 
     Example:
         >>> rest_bytes(b"tok")
