@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,14 +73,18 @@ def _response_body(result: ToolResult) -> dict[str, Any]:
 
 
 def tool_results(stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-    """Return one user content of `functionResponse` parts, in the calls' order."""
+    """Return one user content of `functionResponse` parts, in the calls' order.
+
+    Gemini wants one `functionResponse` per `functionCall`: results are paired with the calls
+    in the order they came, so two calls that share an id (or have none) each get their own.
+    """
     synthetic = set(stop.details.get("synthetic_call_ids", ()))
-    by_id: dict[str, ToolResult] = {}
+    waiting: dict[str, deque[ToolResult]] = {}
     for result in results:
-        by_id.setdefault(result.call_id, result)
+        waiting.setdefault(result.call_id, deque()).append(result)
     names = {call.id: call.name for call in stop.tool_calls}
-    ordered = [by_id.pop(call.id) for call in stop.tool_calls if call.id in by_id]
-    ordered.extend(by_id.values())
+    ordered = [waiting[call.id].popleft() for call in stop.tool_calls if waiting.get(call.id)]
+    ordered.extend(result for left in waiting.values() for result in left)
     parts: list[dict[str, Any]] = []
     for result in ordered:
         response: dict[str, Any] = {"name": result.name or names.get(result.call_id, "")}
