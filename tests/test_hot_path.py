@@ -383,3 +383,38 @@ def test_import_stopkit_defers_the_loop_driver_and_wrap() -> None:
     assert not {"stopkit.loop", "stopkit.loop.handlers", "stopkit._wrap"} & set(before)
     loop = {"stopkit.loop._driver", "stopkit.loop.handlers", "stopkit.loop._retry"}
     assert {*loop, "stopkit._wrap"} <= set(after)
+
+
+def _tool_call_by_the_steps(call_id: Any, name: Any, raw: Any) -> Any:
+    """`tool_call` without its shortcut: the parse, then the name and id checks."""
+    from stopkit import ToolCall
+
+    arguments, arguments_json, complete, error = parse_arguments(raw)
+    if not isinstance(name, str) or not name:
+        complete, error = False, error or "the call has no tool name"
+        name = name if isinstance(name, str) else ""
+    if not isinstance(call_id, str):
+        if call_id is not None:
+            complete = False
+            error = error or f"the call's id is a {type(call_id).__name__}, not a string"
+        call_id = "" if call_id is None else str(call_id)
+    return ToolCall(id=call_id, name=name, arguments=arguments, arguments_json=arguments_json,
+                    complete=complete, error=error)  # fmt: skip
+
+
+@given(
+    st.one_of(st.none(), st.text(max_size=5), st.integers()),
+    st.one_of(st.none(), st.text(max_size=5)),
+    st.one_of(
+        st.none(),
+        st.text(max_size=30),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=3).map(json.dumps),
+        st.lists(st.integers(), max_size=3).map(json.dumps),
+    ),
+)
+def test_tool_call_shortcut_gives_the_steps_answer(call_id: Any, name: Any, raw: Any) -> None:
+    """The usual call's shortcut builds exactly the call the general steps build."""
+    from stopkit.adapters._calls import tool_call
+
+    assert tool_call(call_id, name, raw) == _tool_call_by_the_steps(call_id, name, raw)
