@@ -1,0 +1,178 @@
+"""Reading results files: the pure per-line function, and files cut into line-aligned chunks.
+
+A results file is JSON Lines, read line by line in constant memory. The one exception is a
+Gemini batch whose requests were inlined: its responses come inside the batch job itself (one
+JSON document, `inlinedResponses`), which is read whole; the Gemini API caps such a batch at
+20 MB of requests (ai.google.dev/gemini-api/docs/batch-api, "Inline requests").
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from stopkit.batch._json import loads
+from stopkit.batch._record import Outcome, Record
+from stopkit.batch._results import read_item, read_object
+
+__all__ = ["Chunk", "audit_line", "inlined_items", "read_chunk", "split"]
+
+_BOM = b"\xef\xbb\xbf"
+#: Files smaller than this are never split: a process costs more than it saves.
+_MIN_SPLIT = 1 << 20
+
+
+def audit_line(line: bytes | str, number: int = 0, *, unterminated: bool = False) -> Record:
+    """Read one line of a batch results file, in any supported format, into a `Record`.
+
+    Pure: a line in, a record out; it never raises for bad input. A line that is not JSON is
+    `not_json`, or `truncated_line` when it is the file's last line and had no newline
+    (`unterminated`): a download cut short.
+
+    Example:
+        >>> line = b'{"custom_id": "r1", "result": {"type": "succeeded", "message": {'
+        >>> line += b'"type": "message", "content": [], "stop_reason": "max_tokens"}}}'
+        >>> audit_line(line, 7).reason
+        <StopReason.OUTPUT_LIMIT: 'output_limit'>
+    """
+    try:
+        obj = loads(line)
+    except ValueError as exc:
+        outcome = Outcome.TRUNCATED_LINE if unterminated else Outcome.NOT_JSON
+        return Record(number, outcome, message=str(exc))
+    return read_object(obj, number)
+
+
+def inlined_items(doc: Any) -> list[Any] | None:
+    """The inlined responses of a Gemini batch job document, or None when it holds none.
+
+    Accepted: the REST batch operation (`metadata.output` or `response`), a
+    `GenerateContentBatch` (`output`), its output (`inlinedResponses.inlinedResponses`), the
+    google-genai `BatchJob` dumped to JSON (`dest.inlined_responses`), or a bare list of items.
+    """
+    if type(doc) is list:
+        return doc if doc and all(type(i) is dict for i in doc) else None
+    if type(doc) is not dict:
+        return None
+    for holder in (
+        doc,
+        doc.get("output"),
+        doc.get("response"),
+        (doc.get("metadata") or {}).get("output") if type(doc.get("metadata")) is dict else None,
+        doc.get("dest"),
+    ):
+        if type(holder) is not dict:
+            continue
+        found = holder.get("inlinedResponses", holder.get("inlined_responses"))
+        if type(found) is dict:  # REST: InlinedResponses {inlinedResponses: [...]}
+            found = found.get("inlinedResponses")
+        if type(found) is list:
+            return found
+    return None
+
+
+def _document(path: str) -> list[Any] | None:
+    """The inlined responses when the file is one batch job document, else None (JSON Lines)."""
+    with open(path, "rb") as f:
+        first = f.readline().removeprefix(_BOM)
+        rest = first.strip()
+        if not rest.startswith((b"{", b"[")):
+            return None
+        try:
+            return inlined_items(loads(first))
+        except ValueError:
+            pass
+        if b"\n" not in first:  # a single line that does not parse: not a document either
+            return None
+        f.seek(0)
+        try:
+            return inlined_items(loads(f.read().removeprefix(_BOM)))
+        except ValueError:  # neither a document nor JSON Lines: the line reader says so
+            return None
+
+
+class Chunk(NamedTuple):
+    """A line-aligned byte range of one results file, the unit of work of `--jobs`."""
+
+    path: str
+    start: int = 0
+    end: int = -1
+    """Where the range ends (exclusive); -1 is the end of the file."""
+    first_line: int = 1
+    """The number of the range's first line in the file."""
+    document: bool = False
+    """The file is one batch job document (Gemini inlined responses), not JSON Lines."""
+
+
+def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
+    """Cut files into about `parts` line-aligned chunks each (files under 1 MiB stay whole).
+
+    Each chunk knows the number of its first line (the newlines before it are counted here,
+    at the speed of reading the file).
+
+    Example:
+        >>> [c.start for c in split(["results.jsonl"], 2)]  # doctest: +SKIP
+        [0, 52428812]
+    """
+    chunks: list[Chunk] = []
+    for raw_path in paths:
+        path = os.fspath(raw_path)
+        if _document(path) is not None:
+            chunks.append(Chunk(path, document=True))
+            continue
+        size = os.path.getsize(path)
+        if parts <= 1 or size < _MIN_SPLIT:
+            chunks.append(Chunk(path))
+            continue
+        cuts = [0]
+        with open(path, "rb") as f:
+            for k in range(1, parts):
+                f.seek(max(size * k // parts - 1, cuts[-1]))
+                f.readline()  # to the start of the next line
+                cuts.append(f.tell())
+        cuts.append(size)
+        line = 1
+        for start, end in itertools.pairwise(cuts):
+            if end > start:
+                chunks.append(Chunk(path, start, end, line))
+                line += _newlines(path, start, end)
+    return chunks
+
+
+def _newlines(path: str, start: int, end: int) -> int:
+    """How many newlines the bytes [start, end) of a file hold."""
+    total, left = 0, end - start
+    with open(path, "rb") as f:
+        f.seek(start)
+        while left > 0:
+            block = f.read(min(left, 1 << 22))
+            if not block:
+                break
+            total += block.count(b"\n")
+            left -= len(block)
+    return total
+
+
+def read_chunk(chunk: Chunk) -> Iterator[Record]:
+    """Yield the `Record` of every line of a chunk, in order (blank lines are skipped)."""
+    if chunk.document:
+        items = _document(chunk.path) or []
+        for i, item in enumerate(items, 1):
+            yield read_item(item, i)
+        return
+    with open(chunk.path, "rb") as f:
+        f.seek(chunk.start)
+        left = chunk.end - chunk.start if chunk.end >= 0 else -1
+        line = chunk.first_line
+        for raw in f:
+            if left == 0:
+                break
+            if left > 0:
+                left -= len(raw)
+            if line == 1:
+                raw = raw.removeprefix(_BOM)
+            if raw.strip():
+                yield audit_line(raw, line, unterminated=not raw.endswith(b"\n"))
+            line += 1

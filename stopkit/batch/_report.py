@@ -1,0 +1,269 @@
+"""The audit's result: counts by model x outcome x reason x detail, and every line's id.
+
+A `Report` is also the accumulator: `add` one record at a time, `merge` the reports of other
+chunks (from other processes or machines). Counts live in memory (a few dozen groups); the
+entries of each group go to a `Spill` on disk, so memory stays flat in the number of lines.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from stopkit import StopReason
+from stopkit.batch._json import dumps
+from stopkit.batch._record import BAD_LINES, Outcome, Record
+from stopkit.batch._spill import Spill
+
+__all__ = ["Entry", "Group", "Report", "failing", "group_of", "needs_review"]
+
+_OUTCOME_ORDER = {o: i for i, o in enumerate(Outcome)}
+_REASON_ORDER = {r: i for i, r in enumerate(StopReason)}
+#: The spill key of the requests that results lines echo (Vertex, Bedrock).
+_REQUESTS = ("requests",)
+
+
+class Group(NamedTuple):
+    """The lines of a report that share a model, an outcome, a stop reason and a detail."""
+
+    model: str | None
+    outcome: Outcome
+    reason: StopReason | None = None
+    detail: str | None = None
+    """`Stop.detail` of a reply; the error code of an errored request."""
+
+    @property
+    def label(self) -> str:
+        """The group in a few words: `output_limit/max_tokens`, `errored 429`, `expired`."""
+        if self.outcome is Outcome.REPLIED and self.reason is not None:
+            return self.reason.value + (f"/{self.detail}" if self.detail else "")
+        if self.detail:
+            return f"{self.outcome.value} {self.detail}"
+        return self.outcome.value
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """Models by name (unknown last), then outcomes and reasons in their enums' order."""
+        reason = -1 if self.reason is None else _REASON_ORDER[self.reason]
+        return (
+            self.model is None,
+            self.model or "",
+            _OUTCOME_ORDER[self.outcome],
+            reason,
+            self.detail or "",
+        )
+
+
+def group_of(record: Record) -> Group:
+    """The group a record counts in (bad lines have no model)."""
+    if record.outcome is Outcome.REPLIED:
+        return Group(record.model, Outcome.REPLIED, record.reason, record.detail)
+    if record.outcome is Outcome.ERRORED:
+        return Group(record.model, Outcome.ERRORED, None, record.code)
+    if record.outcome in BAD_LINES:
+        return Group(None, record.outcome)
+    return Group(record.model, record.outcome)
+
+
+class Entry(NamedTuple):
+    """One line of a group: the request's id, or where the line is when it has none."""
+
+    id: str | None
+    file: str
+    line: int
+
+    @property
+    def key(self) -> str:
+        """What joins it to its request: the id, else `#<line>` (matched by position)."""
+        return self.id if self.id is not None else f"#{self.line}"
+
+    def __str__(self) -> str:
+        return self.id if self.id is not None else f"{self.file}:{self.line}"
+
+
+def _encode(entry: Entry) -> str:
+    # "=" line NUL id; "@" line NUL file: a line with no id (or a bad line) is kept by place.
+    if entry.id is not None:
+        return f"={entry.line}\0{entry.id}"
+    return f"@{entry.line}\0{entry.file}"
+
+
+def _decode(text: str, file: str = "") -> Entry:
+    line, _, rest = text[1:].partition("\0")
+    if text[0] == "=":
+        return Entry(rest, file, int(line))
+    return Entry(None, rest, int(line))
+
+
+def _may_redo(group: Group) -> bool:
+    """Whether a resubmission could take the line: any outcome but a reply that finished."""
+    return group.outcome is not Outcome.REPLIED or group.reason is StopReason.OUTPUT_LIMIT
+
+
+class Report:
+    """What became of every line of a batch's results files, by model and group.
+
+    Build one with `stopkit.batch.audit`, or `add` records yourself; `merge` combines the
+    reports of chunks audited apart. `spill_dir` is where the entry lists go (a temporary
+    directory, removed with the report, by default).
+
+    Example:
+        >>> report = stopkit.batch.audit(["results.jsonl"])  # doctest: +SKIP
+        >>> report.count(outcome=Outcome.REPLIED, reason=StopReason.OUTPUT_LIMIT)  # doctest: +SKIP
+        1204
+    """
+
+    def __init__(
+        self, spill_dir: str | os.PathLike[str] | None = None, *, keep_requests: bool = False
+    ) -> None:
+        # Directories this report removes when closed or collected: its own temporary one, and
+        # those of the reports merged into it (their entry lists now belong to this one).
+        self._owned: list[weakref.finalize[Any, Any]] = []
+        if spill_dir is None:
+            spill_dir = tempfile.mkdtemp(prefix="stopkit-batch-")
+            self._owned.append(weakref.finalize(self, shutil.rmtree, spill_dir, True))
+        self.spill_dir = os.fspath(spill_dir)
+        self.keep_requests = keep_requests
+        """Keep the requests results lines echo (Vertex, Bedrock) for a resubmission."""
+        self.files: list[str] = []
+        self.lines = 0
+        self.counts: dict[Group, int] = {}
+        self.formats: dict[str, int] = {}
+        """Lines read per results format (`openai`, `anthropic`, ...)."""
+        self.resubmission: Any = None
+        """What `resubmit` wrote, once it has run (a `Resubmission`)."""
+        self._spill = Spill(self.spill_dir)
+        self._file = ""
+
+    def start_file(self, path: str) -> None:
+        """Say which file the records added next come from."""
+        self._file = path
+        if path not in self.files:
+            self.files.append(path)
+
+    def add(self, record: Record) -> None:
+        """Count one record in its group and keep its entry."""
+        group = group_of(record)
+        self.counts[group] = self.counts.get(group, 0) + 1
+        self.lines += 1
+        if record.format is not None:
+            self.formats[record.format] = self.formats.get(record.format, 0) + 1
+        entry = _encode(Entry(record.id, self._file, record.line))
+        self._spill.add(group, entry)
+        if self.keep_requests and record.request is not None and _may_redo(group):
+            echoed = [entry, list(group), record.request]
+            self._spill.add(_REQUESTS, dumps(echoed).decode())
+
+    def add_entry(self, group: Group, entry: Entry) -> None:
+        """Count one line found by a later pass (e.g. the join with the request file)."""
+        self.counts[group] = self.counts.get(group, 0) + 1
+        self._spill.add(group, _encode(entry))
+
+    def add_skipped(self, cause: str, entry: Entry) -> None:
+        """Keep a line a resubmission held back, under its cause (see `Resubmission`)."""
+        self._spill.add(("skipped", cause), _encode(entry))
+
+    def skipped_ids(self, cause: str) -> Iterator[str]:
+        """Yield the lines a resubmission held back for `cause`, as text (id or file:line)."""
+        for text in self._spill.read(("skipped", cause)):
+            yield str(_decode(text))
+
+    def merge(self, other: Report) -> None:
+        """Add another report's counts and entries after this one's."""
+        for path in other.files:
+            if path not in self.files:
+                self.files.append(path)
+        self.lines += other.lines
+        for group, n in other.counts.items():
+            self.counts[group] = self.counts.get(group, 0) + n
+        for name, n in other.formats.items():
+            self.formats[name] = self.formats.get(name, 0) + n
+        self._spill.extend(other._spill)
+        for cleanup in other._owned:
+            detached = cleanup.detach()
+            if detached is not None:
+                _, func, args, kwargs = detached
+                self._owned.append(weakref.finalize(self, func, *args, **kwargs))
+        other._owned = []
+
+    @property
+    def groups(self) -> list[tuple[Group, int]]:
+        """Every group with its count, models by name, then outcome, reason and detail."""
+        return sorted(self.counts.items(), key=lambda item: item[0].sort_key())
+
+    def count(self, **fields: Any) -> int:
+        """How many lines are in the groups whose fields equal `fields` (all lines if none).
+
+        Example:
+            >>> report.count(outcome=Outcome.EXPIRED)  # doctest: +SKIP
+            3
+        """
+        return sum(
+            n for g, n in self.counts.items() if all(getattr(g, k) == v for k, v in fields.items())
+        )
+
+    def entries(self, group: Group) -> Iterator[Entry]:
+        """Yield the entries of a group's lines, in file order (read back from disk)."""
+        for text in self._spill.read(group):
+            yield _decode(text)
+
+    def ids(self, group: Group) -> Iterator[str]:
+        """Yield each line of a group as text: its id, or `file:line` when it has none."""
+        for entry in self.entries(group):
+            yield str(entry)
+
+    def echoed_requests(self) -> Iterator[tuple[Entry, Group, Any]]:
+        """Yield the kept echoed requests: (entry, group, the request in its input form)."""
+        from stopkit.batch._json import loads
+
+        for text in self._spill.read(_REQUESTS):
+            encoded, group, request = loads(text)
+            model, outcome, reason, detail = group
+            yield (
+                _decode(encoded),
+                Group(
+                    model, Outcome(outcome), None if reason is None else StopReason(reason), detail
+                ),
+                request,
+            )
+
+    def close(self) -> None:
+        """Remove the entry lists this report owns (else done when it is garbage-collected)."""
+        self._spill.close()
+        for cleanup in self._owned:
+            cleanup()
+        self._owned = []
+
+    def __enter__(self) -> Report:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_owned"] = []  # a copy in another process never owns the directory
+        return state
+
+
+#: Groups that make `stopkit batch` exit 1: unknown stops, errors and lines it could not read.
+_FAILING = frozenset(
+    {Outcome.ERRORED, Outcome.UNREADABLE, Outcome.NO_INPUT, Outcome.NO_RESULT} | BAD_LINES
+)
+#: Replies that need nothing more: their groups' ids are listed only in the JSON report.
+_FINE = frozenset({StopReason.COMPLETED, StopReason.STOP_SEQUENCE, StopReason.TOOL_REQUEST})
+
+
+def failing(group: Group) -> bool:
+    """Whether the group makes the audit fail (exit 1): unknown, errored or unreadable lines."""
+    return group.outcome in _FAILING or group.reason is StopReason.UNKNOWN
+
+
+def needs_review(group: Group) -> bool:
+    """Whether the group's lines need a look: anything but finished replies and embeddings."""
+    if group.outcome is Outcome.REPLIED:
+        return group.reason not in _FINE
+    return group.outcome is not Outcome.EMBEDDING

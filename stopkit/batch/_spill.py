@@ -1,0 +1,92 @@
+"""Per-group lists of line entries kept on disk, so an audit's memory does not grow with lines.
+
+Each group (a model x outcome x reason x detail) gets an append-only file of entries in a
+directory the caller owns. Workers write their own files in the same directory; merging
+reports joins the lists of file paths, never their contents.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Hashable, Iterator
+from typing import IO, Any
+
+__all__ = ["Spill"]
+
+
+def _escape(text: str) -> bytes:
+    if "\n" in text or "\\" in text or "\r" in text:
+        text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _unescape(data: bytes) -> str:
+    text = data.decode("utf-8", "surrogatepass")
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            out.append("\n" if nxt == "n" else "\r" if nxt == "r" else nxt)
+            i += 2
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+class Spill:
+    """Lists of text entries per key, appended to files under `directory` (never deleted here).
+
+    A list's order is the order of `add` and `extend` calls.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = os.fspath(directory)
+        self._prefix = uuid.uuid4().hex[:12]
+        self._paths: dict[Hashable, list[str]] = {}
+        self._out: dict[Hashable, IO[bytes]] = {}
+
+    def add(self, key: Hashable, text: str) -> None:
+        """Append one entry to the list of `key`."""
+        out = self._out.get(key)
+        if out is None:
+            path = os.path.join(self.directory, f"{self._prefix}-{len(self._out)}.list")
+            out = self._out[key] = open(path, "ab")  # noqa: SIM115 -- closed by close()
+            self._paths.setdefault(key, []).append(path)
+        out.write(_escape(text) + b"\n")
+
+    def read(self, key: Hashable) -> Iterator[str]:
+        """Yield the entries of `key`, in the order they were added."""
+        self.close()  # written out; an `add` after this starts new files, after these
+        for path in self._paths.get(key, ()):
+            with open(path, "rb") as f:
+                for raw in f:
+                    yield _unescape(raw[:-1])
+
+    def extend(self, other: Spill) -> None:
+        """Put `other`'s lists after this spill's, key by key (no entry is copied)."""
+        other.close()
+        for key, paths in other._paths.items():
+            self._paths.setdefault(key, []).extend(paths)
+
+    def close(self) -> None:
+        """Close the files being written (they stay on disk; `add` reopens as needed)."""
+        for out in self._out.values():
+            out.close()
+        self._out.clear()
+        self._prefix = uuid.uuid4().hex[:12]  # files opened after this are new files
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __getstate__(self) -> dict[str, Any]:
+        self.close()  # a spill crosses processes as its file paths
+        return {"directory": self.directory, "_prefix": self._prefix, "_paths": self._paths}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._out = {}
