@@ -173,6 +173,6 @@ def read_chunk(chunk: Chunk) -> Iterator[Record]:
                 left -= len(raw)
             if line == 1:
                 raw = raw.removeprefix(_BOM)
-            if raw.strip():
+            if not raw.isspace():
                 yield audit_line(raw, line, unterminated=not raw.endswith(b"\n"))
             line += 1

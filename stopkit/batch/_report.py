@@ -22,6 +22,7 @@ from stopkit.batch._spill import Spill
 __all__ = ["Entry", "Group", "Report", "failing", "group_of", "needs_review"]
 
 _OUTCOME_ORDER = {o: i for i, o in enumerate(Outcome)}
+_REPLIED, _ERRORED = Outcome.REPLIED, Outcome.ERRORED
 _REASON_ORDER = {r: i for i, r in enumerate(StopReason)}
 #: The spill key of the requests that results lines echo (Vertex, Bedrock).
 _REQUESTS = ("requests",)
@@ -145,16 +146,32 @@ class Report:
             self.files.append(path)
 
     def add(self, record: Record) -> None:
-        """Count one record in its group and keep its entry."""
-        group = group_of(record)
-        self.counts[group] = self.counts.get(group, 0) + 1
+        """Count one record in its group and keep its entry (the hot path of an audit)."""
+        # A plain tuple equal to the record's Group finds it in the dicts (NamedTuples hash and
+        # compare as tuples), so a Group is built once per group, not once per line.
+        outcome = record.outcome
+        if outcome is _REPLIED:
+            key: tuple[Any, ...] = (record.model, outcome, record.reason, record.detail)
+        elif outcome is _ERRORED:
+            key = (record.model, outcome, None, record.code)
+        else:
+            key = group_of(record)
+        counts: dict[Any, int] = self.counts  # looked up by tuples equal to their Group keys
+        n = counts.get(key)
+        if n is None:
+            key = group_of(record)
+            counts[key] = 1  # a Group, built for the group's first line
+        else:
+            counts[key] = n + 1  # the dict keeps its Group key
         self.lines += 1
-        if record.format is not None:
-            self.formats[record.format] = self.formats.get(record.format, 0) + 1
-        entry = _encode(Entry(record.id, self._file, record.line))
-        self._spill.add(group, entry)
-        if self.keep_requests and record.request is not None and _may_redo(group):
-            echoed = [entry, list(group), record.request]
+        fmt = record.format
+        if fmt is not None:
+            self.formats[fmt] = self.formats.get(fmt, 0) + 1
+        rid = record.id
+        entry = f"={record.line}\0{rid}" if rid is not None else f"@{record.line}\0{self._file}"
+        self._spill.add(key, entry)
+        if self.keep_requests and record.request is not None and _may_redo(group_of(record)):
+            echoed = [entry, list(key), record.request]
             self._spill.add(_REQUESTS, dumps(echoed).decode())
 
     def add_entry(self, group: Group, entry: Entry) -> None:
@@ -232,7 +249,10 @@ class Report:
 
     def close(self) -> None:
         """Remove the entry lists this report owns (else done when it is garbage-collected)."""
-        self._spill.close()
+        if self._owned:
+            self._spill.drop()
+        else:
+            self._spill.close()
         for cleanup in self._owned:
             cleanup()
         self._owned = []

@@ -57,6 +57,10 @@ def _text(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
+_new = tuple.__new__  # a Record from a full tuple, without NamedTuple's keyword handling
+_REPLIED = Outcome.REPLIED
+
+
 def _replied(
     line: int,
     fmt: str,
@@ -67,24 +71,23 @@ def _replied(
     request: Any = None,
 ) -> Record:
     """Normalize a reply body with its adapter (auto-detected when None) into a Record."""
+    if type(model) is not str:
+        model = _text(model)
     try:
-        stop = normalize(body) if adapter is None else normalize(body, adapter=_adapter(adapter))
+        if adapter is None:
+            stop = normalize(body)
+        else:  # the Adapter protocol itself: `normalize(adapter=)` would look it up again
+            chosen = _adapters.get(adapter) or _adapter(adapter)
+            stop = (
+                chosen.normalize(body) if chosen.detects(body) else normalize(body, adapter=chosen)
+            )
     except StopkitError as exc:  # a body no adapter reads: kept in the message, never fatal
-        return Record(
-            line, Outcome.UNREADABLE, fmt, rid, _text(model), message=str(exc), request=request
-        )
-    return Record(
-        line,
-        Outcome.REPLIED,
-        fmt,
-        rid,
-        _text(model),
-        stop.reason,
-        stop.detail,
-        stop.raw_reason,
-        stop.provider,
-        request=request,
-    )
+        return Record(line, Outcome.UNREADABLE, fmt, rid, model, message=str(exc), request=request)
+    return _new(  # a Record: tuple.__new__ of its own class, every field given
+        Record,
+        (line, _REPLIED, fmt, rid, model, stop.reason, stop.detail, stop.raw_reason,
+         stop.provider, None, None, request),
+    )  # fmt: skip
 
 
 def _errored(line: int, fmt: str, rid: str | None, code: Any, message: Any, model: Any = None,
@@ -108,7 +111,9 @@ def _status_code(status: Any) -> str | None:
 
 
 def _openai(obj: dict[str, Any], line: int) -> Record:
-    rid = _text(obj.get("custom_id"))
+    rid = obj.get("custom_id")
+    if type(rid) is not str:
+        rid = _text(rid)
     error = obj.get("error")
     if error:
         code = error.get("code") if type(error) is dict else None

@@ -15,10 +15,8 @@ from typing import IO, Any
 __all__ = ["Spill"]
 
 
-def _escape(text: str) -> bytes:
-    if "\n" in text or "\\" in text or "\r" in text:
-        text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-    return text.encode("utf-8", "surrogatepass")
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _unescape(data: bytes) -> str:
@@ -41,23 +39,40 @@ def _unescape(data: bytes) -> str:
 class Spill:
     """Lists of text entries per key, appended to files under `directory` (never deleted here).
 
-    A list's order is the order of `add` and `extend` calls.
+    A list's order is the order of `add` and `extend` calls. Entries are buffered and written
+    a block at a time: an entry costs a list append, not a write.
     """
+
+    _BLOCK = 2048
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = os.fspath(directory)
         self._prefix = uuid.uuid4().hex[:12]
         self._paths: dict[Hashable, list[str]] = {}
         self._out: dict[Hashable, IO[bytes]] = {}
+        self._buffers: dict[Hashable, list[str]] = {}
 
     def add(self, key: Hashable, text: str) -> None:
         """Append one entry to the list of `key`."""
+        buffer = self._buffers.get(key)
+        if buffer is None:
+            buffer = self._buffers[key] = []
+        buffer.append(text)
+        if len(buffer) >= self._BLOCK:
+            self._write(key, buffer)
+
+    def _write(self, key: Hashable, buffer: list[str]) -> None:
         out = self._out.get(key)
         if out is None:
             path = os.path.join(self.directory, f"{self._prefix}-{len(self._out)}.list")
             out = self._out[key] = open(path, "ab")  # noqa: SIM115 -- closed by close()
             self._paths.setdefault(key, []).append(path)
-        out.write(_escape(text) + b"\n")
+        text = "\n".join(buffer)
+        # The usual block has no entry holding a newline or a backslash: written as it is.
+        if "\\" in text or "\r" in text or text.count("\n") != len(buffer) - 1:
+            text = "\n".join(_escape(entry) for entry in buffer)
+        out.write(text.encode("utf-8", "surrogatepass") + b"\n")
+        buffer.clear()
 
     def read(self, key: Hashable) -> Iterator[str]:
         """Yield the entries of `key`, in the order they were added."""
@@ -69,19 +84,30 @@ class Spill:
 
     def extend(self, other: Spill) -> None:
         """Put `other`'s lists after this spill's, key by key (no entry is copied)."""
+        self.close()
         other.close()
         for key, paths in other._paths.items():
             self._paths.setdefault(key, []).extend(paths)
 
     def close(self) -> None:
-        """Close the files being written (they stay on disk; `add` reopens as needed)."""
+        """Write out the buffers and close the files (they stay; `add` starts new ones)."""
+        for key, buffer in self._buffers.items():
+            if buffer:
+                self._write(key, buffer)
         for out in self._out.values():
             out.close()
         self._out.clear()
         self._prefix = uuid.uuid4().hex[:12]  # files opened after this are new files
 
+    def drop(self) -> None:
+        """Close the files and forget what is not written yet (the lists are being deleted)."""
+        self._buffers.clear()
+        for out in self._out.values():
+            out.close()
+        self._out.clear()
+
     def __del__(self) -> None:
-        self.close()
+        self.drop()  # collected: its directory may be gone already, so nothing is written
 
     def __getstate__(self) -> dict[str, Any]:
         self.close()  # a spill crosses processes as its file paths
@@ -90,3 +116,4 @@ class Spill:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._out = {}
+        self._buffers = {}
