@@ -32,7 +32,7 @@ from stopkit._registry import (
     registered_adapters,
     unregister_adapter,
 )
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
 from stopkit._stream import anormalize_stream, normalize_stream
 
 if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import stopkit` does not
@@ -119,6 +119,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "TurnStarted",
     "UnknownStopReason",
     "UnsupportedReply",
+    "Usage",
     "__version__",
     "anormalize_stream",
     "arun_loop",
