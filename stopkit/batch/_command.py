@@ -133,6 +133,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except BatchUsageError as exc:
         print(f"stopkit batch: {exc}", file=err)
         return EXIT_USAGE
+    except BrokenPipeError:  # `stopkit batch ... | head`: the main command handles it
+        raise
     except OSError as exc:
         print(f"stopkit batch: {exc.filename or ''}: {exc.strerror or exc}", file=err)
         return EXIT_USAGE

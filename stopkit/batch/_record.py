@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from stopkit import StopReason
+from stopkit import StopReason, Usage
 
 __all__ = ["BAD_LINES", "Outcome", "Record"]
 
@@ -83,3 +83,5 @@ class Record(NamedTuple):
     """Why: the error message, or what was wrong with the line."""
     request: Any = None
     """The request, where the results format echoes it (Vertex, Bedrock), in its input form."""
+    usage: Usage | None = None
+    """The reply's token counts (`Stop.usage`), as its provider counts them."""

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, TextIO
 
+from stopkit.batch import _tokens
 from stopkit.batch._json import PARSER
+from stopkit.batch._record import Outcome
 from stopkit.batch._report import Group, Report, failing, needs_review
 
 __all__ = ["SKIP_CAUSES", "render_text", "write_json"]
@@ -72,6 +74,7 @@ def render_text(report: Report, out: TextIO) -> None:
         for group, n in rows:
             label = f"  {group.label}"
             out.write(f"{label:<{width}} {_n(n):>11} {100 * n / total:>6.1f}\n")
+    _render_tokens(report, models, out)
     review = [(g, n) for g, n in report.groups if needs_review(g)]
     if review:
         out.write("\nneeds a look (first ids; --json lists them all)\n")
@@ -81,6 +84,44 @@ def render_text(report: Report, out: TextIO) -> None:
             model = f"{group.model}: " if group.model and len(models) > 1 else ""
             out.write(f"  {model}{group.label} ({_n(n)}): {shown}{more}\n")
     _render_resubmission(report, out)
+
+
+_TOKEN_COLUMNS = (
+    ("input_tokens", "input"),
+    ("output_tokens", "output"),
+    ("reasoning_tokens", "reasoning"),
+    ("cache_read_tokens", "cache read"),
+    ("cache_write_tokens", "cache write"),
+)
+
+
+def _token_row(title: str, sums: dict[str, int | None], width: int) -> str:
+    cells = "".join(
+        f" {'-' if sums[name] is None else _n(sums[name] or 0):>13}" for name, _ in _TOKEN_COLUMNS
+    )
+    return f"{title:<{width}}{cells}\n"
+
+
+def _render_tokens(report: Report, models: dict[str | None, Any], out: TextIO) -> None:
+    overall = report.token_totals()
+    if overall is None:
+        return
+    title = "tokens (as each provider counts)"
+    width = max([len(title) + 1, *(len(str(m)) + 3 for m in models)])
+    heads = "".join(f" {head:>13}" for _, head in _TOKEN_COLUMNS)
+    out.write(f"\n{title:<{width}}{heads}\n")
+    for model in models:
+        sums = report.token_totals(model=model)
+        if sums is not None:
+            out.write(_token_row(f"  {model or '(no model)'}", sums, width))
+    if len(models) > 1:
+        out.write(_token_row("  all models", overall, width))
+    redo = report.token_totals(redo=True)
+    if redo is not None:
+        out.write(_token_row("  spent on replies to redo", redo, width))
+    unreported = report.count(outcome=Outcome.REPLIED) - (overall["lines"] or 0)
+    if unreported:
+        out.write(f"  ({_n(unreported)} replies reported no usage)\n")
 
 
 def _render_resubmission(report: Report, out: TextIO) -> None:
@@ -98,13 +139,14 @@ def _render_resubmission(report: Report, out: TextIO) -> None:
         out.write(f"  not resubmitted ({_n(n)}): {SKIP_CAUSES[cause]}: {shown}{more}\n")
 
 
-def _group_json(group: Group, n: int) -> dict[str, Any]:
+def _group_json(group: Group, n: int, tokens: Any = None) -> dict[str, Any]:
     return {
         "outcome": group.outcome.value,
         "reason": None if group.reason is None else group.reason.value,
         "detail": group.detail,
         "label": group.label,
         "lines": n,
+        "tokens": tokens,
     }
 
 
@@ -123,15 +165,25 @@ def write_json(report: Report, out: TextIO) -> None:
         "formats": report.formats,
         "parser": PARSER,
         "exit_status": exit_status(report),
-        "overall": [_group_json(g, n) for g, n in _overall(report)],
+        "overall": [
+            _group_json(
+                g, n, report.token_totals(outcome=g.outcome, reason=g.reason, detail=g.detail)
+            )
+            for g, n in _overall(report)
+        ],
+        "tokens": report.token_totals(),
+        "tokens_to_redo": report.token_totals(redo=True),
     }
     out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "models": [')
     for i, (model, rows) in enumerate(_models(report).items()):
         lines = sum(n for _, n in rows)
-        out.write(("," if i else "") + json.dumps({"model": model, "lines": lines})[:-1])
+        tokens = report.token_totals(model=model)
+        head = {"model": model, "lines": lines, "tokens": tokens}
+        out.write(("," if i else "") + json.dumps(head)[:-1])
         out.write(', "groups": [')
         for j, (group, n) in enumerate(rows):
-            out.write(("," if j else "") + json.dumps(_group_json(group, n))[:-1] + ', "ids": ')
+            body = _group_json(group, n, _tokens.as_dict(report.tokens.get(group)))
+            out.write(("," if j else "") + json.dumps(body)[:-1] + ', "ids": ')
             _json_list(report.ids(group), out)
             out.write("}")
         out.write("]}")

@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from stopkit import StopReason
+from stopkit.batch import _tokens
 from stopkit.batch._json import dumps
 from stopkit.batch._record import BAD_LINES, Outcome, Record
 from stopkit.batch._spill import Spill
+from stopkit.batch._tokens import Sums
 
 __all__ = ["Entry", "Group", "Report", "failing", "group_of", "needs_review"]
 
@@ -134,6 +136,8 @@ class Report:
         self.counts: dict[Group, int] = {}
         self.formats: dict[str, int] = {}
         """Lines read per results format (`openai`, `anthropic`, ...)."""
+        self.tokens: dict[Group, Sums] = {}
+        """Token sums per group, from the replies' `Stop.usage` (see `_tokens`)."""
         self.resubmission: Any = None
         """What `resubmit` wrote, once it has run (a `Resubmission`)."""
         self._spill = Spill(self.spill_dir)
@@ -167,6 +171,14 @@ class Report:
         fmt = record.format
         if fmt is not None:
             self.formats[fmt] = self.formats.get(fmt, 0) + 1
+        usage = record.usage
+        if usage is not None:
+            tokens: dict[Any, Sums] = self.tokens
+            found = tokens.get(key)
+            if found is None:
+                tokens[group_of(record)] = _tokens.add(None, usage)
+            else:
+                _tokens.add(found, usage)
         rid = record.id
         entry = f"={record.line}\0{rid}" if rid is not None else f"@{record.line}\0{self._file}"
         self._spill.add(key, entry)
@@ -198,6 +210,8 @@ class Report:
             self.counts[group] = self.counts.get(group, 0) + n
         for name, n in other.formats.items():
             self.formats[name] = self.formats.get(name, 0) + n
+        for group, sums in other.tokens.items():
+            self.tokens[group] = _tokens.merge(self.tokens.get(group), sums)
         self._spill.extend(other._spill)
         for cleanup in other._owned:
             detached = cleanup.detach()
@@ -220,6 +234,24 @@ class Report:
         """
         return sum(
             n for g, n in self.counts.items() if all(getattr(g, k) == v for k, v in fields.items())
+        )
+
+    def token_totals(self, *, redo: bool = False, **fields: Any) -> dict[str, int | None] | None:
+        """Token sums of the groups whose fields equal `fields` (None: no usage reported).
+
+        `redo=True` keeps only the replies that need redoing (cut off: `output_limit`).
+
+        Example:
+            >>> report.token_totals(redo=True)  # doctest: +SKIP
+            {'input_tokens': 40120, 'output_tokens': 98304, ..., 'lines': 96}
+        """
+        return _tokens.as_dict(
+            _tokens.total(
+                sums
+                for g, sums in self.tokens.items()
+                if all(getattr(g, k) == v for k, v in fields.items())
+                and (not redo or g.reason is StopReason.OUTPUT_LIMIT)
+            )
         )
 
     def entries(self, group: Group) -> Iterator[Entry]:

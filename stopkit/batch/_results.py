@@ -86,7 +86,7 @@ def _replied(
     return _new(  # a Record: tuple.__new__ of its own class, every field given
         Record,
         (line, _REPLIED, fmt, rid, model, stop.reason, stop.detail, stop.raw_reason,
-         stop.provider, None, None, request),
+         stop.provider, None, None, request, stop.usage),
     )  # fmt: skip
 
 

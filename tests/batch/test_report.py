@@ -168,7 +168,8 @@ def test_json_report_lists_every_id_and_parses(mixed: Path) -> None:
     truncated = [g for g in by_model[GPT]["groups"] if g["reason"] == "output_limit"]
     assert truncated == [
         {"outcome": "replied", "reason": "output_limit", "detail": "max_tokens",
-         "label": "output_limit/max_tokens", "lines": 1, "ids": ["o-2"]}
+         "label": "output_limit/max_tokens", "lines": 1, "tokens": truncated[0]["tokens"],
+         "ids": ["o-2"]}
     ]  # fmt: skip
     assert sum(g["lines"] for g in data["overall"]) == report.lines
     assert data["resubmit"] is None
