@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # imported on first use below: `stopkit batch --help` needs none of it
     from stopkit.batch._audit import audit, audit_chunk
     from stopkit.batch._errors import BatchUsageError
-    from stopkit.batch._lines import Chunk, audit_line, split
+    from stopkit.batch._lines import Chunk, audit_line, results_files, split
     from stopkit.batch._plan import ResubmitOptions
     from stopkit.batch._record import Outcome, Record
     from stopkit.batch._render import exit_status, render_text, write_json
@@ -41,6 +41,7 @@ __all__ = [
     "exit_status",
     "render_text",
     "resubmit",
+    "results_files",
     "split",
     "write_json",
 ]
@@ -48,7 +49,7 @@ __all__ = [
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_audit": ("audit", "audit_chunk"),
     "_errors": ("BatchUsageError",),
-    "_lines": ("Chunk", "audit_line", "split"),
+    "_lines": ("Chunk", "audit_line", "results_files", "split"),
     "_plan": ("ResubmitOptions",),
     "_record": ("Outcome", "Record"),
     "_render": ("exit_status", "render_text", "write_json"),

@@ -7,16 +7,11 @@ is imported until the command runs: building the parser must stay cheap for `sto
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any, TextIO
 
 __all__ = ["add_parser", "run"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-#: What a results folder holds: OpenAI/Anthropic/Gemini/Vertex JSON Lines, Bedrock's
-#: `.jsonl.out`, and a Gemini batch job document (`.json`). Bedrock's `manifest.json.out`
-#: (a summary) is left out by its suffix.
-_SUFFIXES = (".jsonl", ".jsonl.out", ".ndjson", ".json")
 
 
 def _positive(kind: type[int] | type[float]) -> Any:
@@ -79,21 +74,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def _paths(targets: list[str]) -> list[str]:
-    found: list[str] = []
-    for target in targets:
-        path = Path(target)
-        if path.is_dir():
-            found.extend(
-                str(p)
-                for p in sorted(path.rglob("*"))
-                if p.is_file() and p.name.endswith(_SUFFIXES)
-            )
-        else:
-            found.append(target)
-    return found
-
-
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run `stopkit batch` with parsed arguments; return the exit status."""
     from stopkit.batch import (
@@ -104,6 +84,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         exit_status,
         render_text,
         resubmit,
+        results_files,
         write_json,
     )
 
@@ -114,7 +95,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("stopkit batch: --mapping goes with --resubmit", file=err)
         return EXIT_USAGE
     try:
-        paths = _paths(args.results)
+        paths = results_files(args.results)
         if not paths:
             print(f"stopkit batch: no results files in {', '.join(args.results)}", file=err)
             return EXIT_USAGE

@@ -11,13 +11,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 from stopkit.batch._results import read_item, read_object
 
-__all__ = ["Chunk", "audit_line", "inlined_items", "read_chunk", "split"]
+__all__ = ["Chunk", "audit_line", "inlined_items", "read_chunk", "results_files", "split"]
 
 _BOM = b"\xef\xbb\xbf"
 #: Files smaller than this are never split: a process costs more than it saves.
@@ -104,6 +105,33 @@ class Chunk(NamedTuple):
     """The number of the range's first line in the file."""
     document: bool = False
     """The file is one batch job document (Gemini inlined responses), not JSON Lines."""
+
+
+#: What a results folder holds: OpenAI/Anthropic/Gemini/Vertex JSON Lines, Bedrock's
+#: `.jsonl.out`, and a Gemini batch job document (`.json`). Bedrock's `manifest.json.out`
+#: (a summary, not results) is left out by its suffix.
+_SUFFIXES = (".jsonl", ".jsonl.out", ".ndjson", ".json")
+
+
+def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The results files named: files as given, folders as every results file in them.
+
+    Example:
+        >>> results_files(["batch_1/"])  # doctest: +SKIP
+        ['batch_1/errors.jsonl', 'batch_1/output.jsonl']
+    """
+    found: list[str] = []
+    for target in targets:
+        path = Path(target)
+        if path.is_dir():
+            found.extend(
+                str(p)
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and p.name.endswith(_SUFFIXES)
+            )
+        else:
+            found.append(os.fspath(target))
+    return found
 
 
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
