@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
+from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
 from stopkit.batch._lines import Chunk, read_chunk, split
 from stopkit.batch._report import Report
@@ -44,6 +46,24 @@ def _worker(chunk: Chunk, spill_dir: str, keep_requests: bool) -> Report:
     return audit_chunk(chunk, spill_dir, keep_requests=keep_requests)
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """Fork where it is safe (Linux, this process has one thread), else spawn.
+
+    A forked worker starts at once with stopkit already imported (a spawned one imports it
+    again: a few tenths of a second of CPU each, a large share of a small batch). A fork of a
+    threaded process can deadlock, which is why Python 3.14 stops forking by default: with
+    any other thread running (a test runner's, a notebook's, a server's), spawn.
+    """
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+#: Chunks per process with jobs > 1: small enough to even out uneven lines and a worker's late
+#: start, large enough that a chunk's report and process hop cost little.
+_CHUNKS_PER_JOB = 8
+
+
 def audit(
     paths: Sequence[str | os.PathLike[str]],
     *,
@@ -54,8 +74,8 @@ def audit(
     """Audit batch results files: why every request stopped, by model and group.
 
     Files are read as JSON Lines in constant memory (a Gemini batch job document with inlined
-    responses is read whole); bad lines are counted and listed, never fatal. `jobs > 1` splits
-    the files into line-aligned chunks audited by that many processes.
+    responses is read whole); bad lines are counted and listed, never fatal. `jobs > 1` audits
+    line-aligned chunks in that many processes: this one and `jobs - 1` workers.
 
     Example:
         >>> report = stopkit.batch.audit(["output.jsonl", "errors.jsonl"])  # doctest: +SKIP
@@ -63,15 +83,31 @@ def audit(
         [('completed', 9812), ('output_limit/max_tokens', 1204)]
     """
     report = Report(spill_dir, keep_requests=keep_requests)
-    chunks = split(paths, jobs)
+    chunks = split(paths, jobs * _CHUNKS_PER_JOB if jobs > 1 else 1)
     if jobs <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             audit_chunk(chunk, into=report)
         return report
-    # spawn, not fork: a forked child of a threaded parent (a test runner, a notebook) can
-    # deadlock, and Python 3.14 stops forking by default.
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(jobs, len(chunks)), mp_context=context) as pool:
-        for part in pool.map(_worker, chunks, repeat(report.spill_dir), repeat(keep_requests)):
+    parts: list[Report | None] = [None] * len(chunks)
+    # The workers take chunks from the front, this process from the back, so it is busy while
+    # they start (a spawned interpreter takes a fraction of a second to import stopkit).
+    ahead = deque(range(len(chunks)))
+    running: dict[Future[Report], int] = {}
+    with ProcessPoolExecutor(jobs - 1, mp_context=_context()) as pool:
+        while ahead or running:
+            while ahead and len(running) < 2 * (jobs - 1):
+                i = ahead.popleft()
+                future = pool.submit(_worker, chunks[i], report.spill_dir, keep_requests)
+                running[future] = i
+            if ahead:
+                i = ahead.pop()
+                parts[i] = audit_chunk(chunks[i], report.spill_dir, keep_requests=keep_requests)
+                done = [f for f in running if f.done()]
+            else:
+                done = list(wait(running, return_when=FIRST_COMPLETED).done)
+            for future in done:
+                parts[running.pop(future)] = future.result()
+    for part in parts:
+        if part is not None:
             report.merge(part)
     return report

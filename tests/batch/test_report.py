@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import sys
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,31 @@ def test_jobs_give_the_report_of_one_process(tmp_path: Path) -> None:
     assert two.lines == one.lines == len(lines)
     for group in one.counts:
         assert list(two.entries(group)) == list(one.entries(group))
+
+
+def test_workers_are_spawned_while_another_thread_runs(tmp_path: Path) -> None:
+    """With a thread alive a fork could deadlock: workers are spawned, and report the same."""
+    import threading
+
+    from stopkit.batch._audit import _context
+
+    lines = [dict(c.line, custom_id=f"{c.line['custom_id']}-{i}") for i in range(3000)
+             for c in ANTHROPIC]  # fmt: skip
+    path = write_jsonl(tmp_path / "big.jsonl", lines)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert _context().get_start_method() == "spawn"
+        with audit([path], jobs=2) as two, audit([path]) as one:
+            assert two.counts == one.counts
+            group = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+            assert list(two.ids(group)) == list(one.ids(group))
+    finally:
+        stop.set()
+        thread.join()
+    expected = "fork" if sys.platform == "linux" else "spawn"
+    assert _context().get_start_method() == expected
 
 
 def test_a_report_crosses_processes_with_its_entries(mixed: Path) -> None:
