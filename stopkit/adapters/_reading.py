@@ -70,11 +70,6 @@ class Reading:
         self.notes: list[str] = []
 
 
-def _count(value: Any) -> int | None:
-    """A token count as sent: a non-negative int (not a bool), else None."""
-    return value if type(value) is int and value >= 0 else None
-
-
 def tokens(
     input_tokens: Any = None,
     output_tokens: Any = None,
@@ -91,13 +86,24 @@ def tokens(
         >>> tokens(12, 40, total_tokens="52").total_tokens is None
         True
     """
+    # Every reply with usage comes through here: the checks are written out, not called.
     counts = {
-        "input_tokens": _count(input_tokens),
-        "output_tokens": _count(output_tokens),
-        "reasoning_tokens": _count(reasoning_tokens),
-        "cache_read_tokens": _count(cache_read_tokens),
-        "cache_write_tokens": _count(cache_write_tokens),
-        "total_tokens": _count(total_tokens),
+        "input_tokens": input_tokens if type(input_tokens) is int and input_tokens >= 0 else None,
+        "output_tokens": (
+            output_tokens if type(output_tokens) is int and output_tokens >= 0 else None
+        ),
+        "reasoning_tokens": (
+            reasoning_tokens if type(reasoning_tokens) is int and reasoning_tokens >= 0 else None
+        ),
+        "cache_read_tokens": (
+            cache_read_tokens if type(cache_read_tokens) is int and cache_read_tokens >= 0 else None
+        ),
+        "cache_write_tokens": (
+            cache_write_tokens
+            if type(cache_write_tokens) is int and cache_write_tokens >= 0
+            else None
+        ),
+        "total_tokens": total_tokens if type(total_tokens) is int and total_tokens >= 0 else None,
     }
     for value in counts.values():
         if value is not None:
