@@ -86,6 +86,15 @@ def responses_body(
     }
 
 
+def reasoning_only_body(ceiling: int = 256) -> dict[str, Any]:
+    """A Responses body cut off with only a reasoning item: the ceiling went to reasoning."""
+    body = responses_body("incomplete", reason="max_output_tokens", model="o4-mini-2025-04-16")
+    body["output"] = [{"id": "rs_001", "type": "reasoning", "summary": []}]
+    body["usage"]["output_tokens"] = ceiling
+    body["usage"]["output_tokens_details"] = {"reasoning_tokens": ceiling}
+    return body
+
+
 def openai_ok(cid: str, body: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": f"batch_req_{cid}",
@@ -166,6 +175,11 @@ OPENAI = [
         "responses incomplete",
         openai_ok("o-8", responses_body("incomplete", reason="max_output_tokens")),
         {"outcome": "replied", "reason": "output_limit", "detail": "max_tokens"},
+    ),
+    Case(
+        "responses reasoning only",
+        openai_ok("o-8b", reasoning_only_body()),
+        {"outcome": "replied", "reason": "output_limit", "detail": "reasoning"},
     ),
     Case(
         "embeddings",

@@ -36,6 +36,7 @@ from tests.batch._fixtures import (
     message,
     openai_ok,
     openai_request,
+    reasoning_only_body,
     responses_body,
     write_jsonl,
 )
@@ -244,6 +245,18 @@ def test_reasoning_budget_resubmits_held_truncations(tmp_path: Path) -> None:
         3000,
         1024,
     )
+
+
+def test_a_reply_that_spent_its_ceiling_thinking_waits_for_a_budget(tmp_path: Path) -> None:
+    """`output_limit/reasoning` (only reasoning, no text) is listed; a budget resubmits it."""
+    results = [openai_ok("r-1", reasoning_only_body(256))]
+    body = {"model": "o4-mini", "input": "Prove it", "max_output_tokens": 256}
+    inputs = [{"custom_id": "r-1", "method": "POST", "url": "/v1/responses", "body": body}]
+    lines, _, (done, _) = _run(tmp_path, results, inputs)
+    assert (lines, done.written) == ([], {})
+    lines, links, _ = _run(tmp_path, results, inputs, reasoning_budget=1024)
+    assert lines[0]["body"]["max_output_tokens"] == 1280  # room for 1,024 reasoning tokens more
+    assert (links[0]["action"], links[0]["field"]) == ("reasoning_budget", "body.max_output_tokens")
 
 
 @pytest.mark.parametrize(
