@@ -95,7 +95,11 @@ def _document(path: str) -> list[Any] | None:
 
 
 class Chunk(NamedTuple):
-    """A line-aligned byte range of one results file, the unit of work of `--jobs`."""
+    """A line-aligned byte range of one results file, the unit of work of `--jobs`.
+
+    Example:
+        >>> Chunk("results.jsonl", 0, 1 << 20, first_line=1)  # doctest: +SKIP
+    """
 
     path: str
     start: int = 0

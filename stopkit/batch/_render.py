@@ -50,7 +50,11 @@ def _overall(report: Report) -> list[tuple[Group, int]]:
 
 
 def exit_status(report: Report) -> int:
-    """1 when some line is unknown, errored or unreadable (as `stopkit normalize`), else 0."""
+    """1 when some line is unknown, errored or unreadable (as `stopkit normalize`), else 0.
+
+    Example:
+        >>> sys.exit(exit_status(report))  # doctest: +SKIP
+    """
     return int(any(failing(g) for g in report.counts))
 
 
@@ -58,6 +62,9 @@ def render_text(report: Report, out: TextIO) -> None:
     """Write the human report: a table per model and overall, then the ids needing a look.
 
     Percentages are of the section's lines (a model's, or all of them).
+
+    Example:
+        >>> render_text(stopkit.batch.audit(["results.jsonl"]), sys.stdout)  # doctest: +SKIP
     """
     formats = ", ".join(f"{name} {_n(n)}" for name, n in sorted(report.formats.items()))
     files = len(report.files)
@@ -158,7 +165,12 @@ def _json_list(items: Iterator[str], out: TextIO) -> None:
 
 
 def write_json(report: Report, out: TextIO) -> None:
-    """Write the report as one JSON document, every group's ids included (streamed)."""
+    """Write the report as one JSON document, every group's ids included (streamed).
+
+    Example:
+        >>> with open("report.json", "w") as out:  # doctest: +SKIP
+        ...     write_json(report, out)
+    """
     head = {
         "files": report.files,
         "lines": report.lines,

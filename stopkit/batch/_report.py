@@ -31,7 +31,12 @@ _REQUESTS = ("requests",)
 
 
 class Group(NamedTuple):
-    """The lines of a report that share a model, an outcome, a stop reason and a detail."""
+    """The lines of a report that share a model, an outcome, a stop reason and a detail.
+
+    Example:
+        >>> Group("gpt-4o-mini", Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens").label
+        'output_limit/max_tokens'
+    """
 
     model: str | None
     outcome: Outcome
@@ -72,7 +77,12 @@ def group_of(record: Record) -> Group:
 
 
 class Entry(NamedTuple):
-    """One line of a group: the request's id, or where the line is when it has none."""
+    """One line of a group: the request's id, or where the line is when it has none.
+
+    Example:
+        >>> str(Entry(None, "results.jsonl", 7)), Entry(None, "results.jsonl", 7).key
+        ('results.jsonl:7', '#7')
+    """
 
     id: str | None
     file: str
