@@ -9,6 +9,7 @@ memory and the results may come in any order (Anthropic's and Bedrock's do).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
@@ -16,11 +17,12 @@ from typing import Any
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
+from stopkit.batch._lines import document_items
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
 
-__all__ = ["join"]
+__all__ = ["is_requests_document", "join", "request_lines", "requests_document"]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
 _NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
@@ -55,6 +57,51 @@ def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
     return db, groups
 
 
+_NOT_JSON = object()
+
+
+def requests_document(path: str) -> list[Any] | None:
+    """The requests of a Message Batches create body (`{"requests": [...]}`), else None.
+
+    That is the form Anthropic's API takes (`anthropic.types.messages.BatchCreateParams`);
+    a JSON Lines file of `{"custom_id", "params"}` lines is read line by line instead.
+    """
+
+    def pick(doc: Any) -> list[Any] | None:
+        found = doc.get("requests") if type(doc) is dict else None
+        return found if type(found) is list else None
+
+    return document_items(path, pick)
+
+
+_FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"([^"]*)"')
+
+
+def is_requests_document(path: str | os.PathLike[str]) -> bool:
+    """Whether a request file is a `{"requests": [...]}` document (by its first key only)."""
+    with open(path, "rb") as f:
+        found = _FIRST_KEY.match(f.read(4096))
+    return found is not None and found[1] == b"requests"
+
+
+def request_lines(path: str) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line."""
+    items = requests_document(path)
+    if items is not None:
+        yield from enumerate(items, 1)
+        return
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
+            if raw.isspace():
+                continue
+            try:
+                yield number, loads(raw)
+            except ValueError:
+                yield number, _NOT_JSON
+
+
 def join(
     report: Report, inputs: Sequence[str | os.PathLike[str]]
 ) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
@@ -71,41 +118,34 @@ def join(
     try:
         for raw_path in inputs:
             path = os.fspath(raw_path)
-            with open(path, "rb") as f:
-                for number, raw in enumerate(f, 1):
-                    if number == 1:
-                        raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
-                    if not raw.strip():
-                        continue
-                    place = Entry(None, path, number)
-                    try:
-                        line = loads(raw)
-                    except ValueError:
-                        report.add_entry(Group(None, Outcome.NOT_JSON), place)
-                        continue
-                    fmt = format_of(line)
-                    if fmt is None:
-                        report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
-                        continue
-                    if allowed and fmt not in allowed:
-                        results = ", ".join(sorted(report.formats))
-                        raise BatchUsageError(
-                            f"{path}:{number} is a {fmt} request line, but the results are "
-                            f"{results}: give the batch's own request file"
-                        )
-                    key = key_of(line, fmt, number)
-                    found = db.execute(
-                        "SELECT rowid, grp, id, file, line FROM result WHERE key = ?", (key,)
-                    ).fetchone()
-                    if found is None:
-                        request_id = None if key.startswith("#") else key
-                        report.add_entry(
-                            Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
-                        )
-                        continue
-                    rowid, group, *result = found
-                    db.execute("UPDATE result SET seen = 1 WHERE rowid = ?", (rowid,))
-                    yield groups[group], fmt, line, Entry(*result)
+            for number, line in request_lines(path):
+                place = Entry(None, path, number)
+                if line is _NOT_JSON:
+                    report.add_entry(Group(None, Outcome.NOT_JSON), place)
+                    continue
+                fmt = format_of(line)
+                if fmt is None:
+                    report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
+                    continue
+                if allowed and fmt not in allowed:
+                    results = ", ".join(sorted(report.formats))
+                    raise BatchUsageError(
+                        f"{path}:{number} is a {fmt} request line, but the results are "
+                        f"{results}: give the batch's own request file"
+                    )
+                key = key_of(line, fmt, number)
+                found = db.execute(
+                    "SELECT rowid, grp, id, file, line FROM result WHERE key = ?", (key,)
+                ).fetchone()
+                if found is None:
+                    request_id = None if key.startswith("#") else key
+                    report.add_entry(
+                        Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
+                    )
+                    continue
+                rowid, group, *result = found
+                db.execute("UPDATE result SET seen = 1 WHERE rowid = ?", (rowid,))
+                yield groups[group], fmt, line, Entry(*result)
         unseen = "SELECT id, file, line FROM result WHERE seen = 0 ORDER BY rowid"
         for result in db.execute(unseen):
             report.add_entry(Group(None, Outcome.NO_INPUT), Entry(*result))

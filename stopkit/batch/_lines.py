@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -18,7 +18,15 @@ from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 from stopkit.batch._results import read_item, read_object
 
-__all__ = ["Chunk", "audit_line", "inlined_items", "read_chunk", "results_files", "split"]
+__all__ = [
+    "Chunk",
+    "audit_line",
+    "document_items",
+    "inlined_items",
+    "read_chunk",
+    "results_files",
+    "split",
+]
 
 _BOM = b"\xef\xbb\xbf"
 #: Files smaller than this are never split: a process costs more than it saves.
@@ -74,24 +82,32 @@ def inlined_items(doc: Any) -> list[Any] | None:
     return None
 
 
-def _document(path: str) -> list[Any] | None:
-    """The inlined responses when the file is one batch job document, else None (JSON Lines)."""
+def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[Any] | None:
+    """The items `pick` finds when the file is one JSON document, else None (JSON Lines).
+
+    A document on one line, or pretty-printed over many, is read whole; a file whose first
+    line is a complete JSON Lines record is left to the line reader.
+    """
     with open(path, "rb") as f:
         first = f.readline().removeprefix(_BOM)
-        rest = first.strip()
-        if not rest.startswith((b"{", b"[")):
+        if not first.lstrip().startswith((b"{", b"[")):
             return None
         try:
-            return inlined_items(loads(first))
+            return pick(loads(first))
         except ValueError:
             pass
         if b"\n" not in first:  # a single line that does not parse: not a document either
             return None
         f.seek(0)
         try:
-            return inlined_items(loads(f.read().removeprefix(_BOM)))
+            return pick(loads(f.read().removeprefix(_BOM)))
         except ValueError:  # neither a document nor JSON Lines: the line reader says so
             return None
+
+
+def _document(path: str) -> list[Any] | None:
+    """The inlined responses when the file is one Gemini batch job document, else None."""
+    return document_items(path, inlined_items)
 
 
 class Chunk(NamedTuple):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._join import join
+from stopkit.batch._join import is_requests_document, join
 from stopkit.batch._json import dumps
 from stopkit.batch._plan import ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
@@ -101,7 +101,13 @@ def resubmit(
             )
         source = _echoed(report)
     done = Resubmission(out, mapping)
+    # A create body in, a create body out (Anthropic's `{"requests": [...]}`); else JSON Lines.
+    document = bool(inputs) and all(is_requests_document(p) for p in inputs)
+    head, sep, end, tail = (
+        (b'{"requests": [\n', b",\n", b"", b"\n]}\n") if document else (b"", b"", b"\n", b"")
+    )
     with open(out, "wb") as requests, open(mapping, "wb") as links:
+        requests.write(head)
         for group, fmt, line, entry in source:
             if not wanted(group, options):
                 continue
@@ -113,7 +119,7 @@ def resubmit(
                 continue
             new = None if entry.id is None else new_id(entry.id, fmt)
             written = step.line if new is None else with_id(step.line, fmt, new)
-            requests.write(dumps(written) + b"\n")
+            requests.write((sep if done.written else b"") + dumps(written) + end)
             done.written[step.action] = done.written.get(step.action, 0) + 1
             link = {
                 "line": sum(done.written.values()),
@@ -126,5 +132,6 @@ def resubmit(
                 "to": step.new,
             }
             links.write(dumps(link) + b"\n")
+        requests.write(tail)
     report.resubmission = done
     return done

@@ -143,6 +143,24 @@ def test_anthropic_results_in_any_order_join_by_custom_id(tmp_path: Path) -> Non
     assert [line["custom_id"] for line in lines] == ["a-2-r1", "a-8-r1", "a-10-r1"]  # input order
 
 
+def test_anthropic_create_body_in_create_body_out(tmp_path: Path) -> None:
+    """A request file that is the API's `{"requests": [...]}` body gives the same form back."""
+    from anthropic.types.messages import BatchCreateParams
+    from pydantic import TypeAdapter
+
+    results = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
+    body = {"requests": [anthropic_request(c.line["custom_id"]) for c in ANTHROPIC]}
+    inputs = tmp_path / "create.json"
+    inputs.write_text(json.dumps(body, indent=2))
+    out = tmp_path / "retry.json"
+    with audit([results]) as report:
+        done = resubmit(report, out, inputs=[inputs])
+    again = json.loads(out.read_text())
+    TypeAdapter(BatchCreateParams).validate_python(again)
+    assert [r["custom_id"] for r in again["requests"]] == ["a-2-r1", "a-8-r1", "a-10-r1"]
+    assert sum(done.written.values()) == 3
+
+
 def test_anthropic_ceiling_is_clamped_to_the_models_documented_cap(tmp_path: Path) -> None:
     """claude-3-5-haiku writes at most 8,192 tokens: 6,000 x 2 becomes 8,192."""
     results = [anthropic_ok("a-1", message("max_tokens"))]
