@@ -6,7 +6,8 @@
 When one machine is not enough, the batch audit's work runs on an existing engine as it is:
 `stopkit.batch.split` cuts the files into line-aligned chunks, `audit_chunk` turns one chunk
 into a `Report` (a pure function of its chunk: every line is read by `audit_line`, a line in,
-a record out), and reports merge. Here `dask.bag` maps `audit_chunk` over the chunks on a
+a record out), and the reports merge in chunk order (which numbers each chunk's lines in
+its file). Here `dask.bag` maps `audit_chunk` over the chunks on a
 `distributed.LocalCluster`; point a `distributed.Client` at a real cluster instead and give
 `--spill-dir` a folder every worker can write (the reports' id lists are files in it).
 

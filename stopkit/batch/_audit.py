@@ -35,10 +35,12 @@ def audit_chunk(
         50000
     """
     report = into if into is not None else Report(spill_dir, keep_requests=keep_requests)
-    report.start_file(chunk.path)
+    report.begin_chunk(chunk)
     add = report.add
-    for record in read_chunk(chunk):
+    lines = read_chunk(chunk)
+    for record in lines:
         add(record)
+    report.end_chunk(chunk, lines.lines)
     return report
 
 

@@ -113,16 +113,17 @@ def _document(path: str) -> list[Any] | None:
 class Chunk(NamedTuple):
     """A line-aligned byte range of one results file, the unit of work of `--jobs`.
 
+    Its lines are numbered from 1 where it starts; merging reports in file order numbers them
+    in the file (see `Report.merge`), so nothing reads the file ahead to count lines.
+
     Example:
-        >>> Chunk("results.jsonl", 0, 1 << 20, first_line=1)  # doctest: +SKIP
+        >>> Chunk("results.jsonl", 0, 1 << 20)  # doctest: +SKIP
     """
 
     path: str
     start: int = 0
     end: int = -1
     """Where the range ends (exclusive); -1 is the end of the file."""
-    first_line: int = 1
-    """The number of the range's first line in the file."""
     document: bool = False
     """The file is one batch job document (Gemini inlined responses), not JSON Lines."""
 
@@ -157,8 +158,7 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
     """Cut files into about `parts` line-aligned chunks each (files under 1 MiB stay whole).
 
-    Each chunk knows the number of its first line (the newlines before it are counted here,
-    at the speed of reading the file).
+    Only the cut points are read (a seek and a line each): the work of reading is the chunks'.
 
     Example:
         >>> [c.start for c in split(["results.jsonl"], 2)]  # doctest: +SKIP
@@ -181,46 +181,50 @@ def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
                 f.readline()  # to the start of the next line
                 cuts.append(f.tell())
         cuts.append(size)
-        line = 1
-        for start, end in itertools.pairwise(cuts):
-            if end > start:
-                chunks.append(Chunk(path, start, end, line))
-                line += _newlines(path, start, end)
+        chunks.extend(Chunk(path, a, b) for a, b in itertools.pairwise(cuts) if b > a)
     return chunks
 
 
-def _newlines(path: str, start: int, end: int) -> int:
-    """How many newlines the bytes [start, end) of a file hold."""
-    total, left = 0, end - start
-    with open(path, "rb") as f:
-        f.seek(start)
-        while left > 0:
-            block = f.read(min(left, 1 << 22))
-            if not block:
-                break
-            total += block.count(b"\n")
-            left -= len(block)
-    return total
+class ChunkLines:
+    """The records of a chunk's lines, in order; `lines` counts its lines once read through.
+
+    Lines are numbered from 1 at the chunk's start; blank lines count but give no record.
+    """
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[Record]:
+        chunk = self.chunk
+        if chunk.document:
+            items = _document(chunk.path) or []
+            for i, item in enumerate(items, 1):
+                yield read_item(item, i)
+            self.lines = len(items)
+            return
+        line = 0
+        with open(chunk.path, "rb") as f:
+            f.seek(chunk.start)
+            left = chunk.end - chunk.start if chunk.end >= 0 else -1
+            for raw in f:
+                if left == 0:
+                    break
+                if left > 0:
+                    left -= len(raw)
+                line += 1
+                if line == 1 and chunk.start == 0:
+                    raw = raw.removeprefix(_BOM)
+                if not raw.isspace():
+                    yield audit_line(raw, line, unterminated=not raw.endswith(b"\n"))
+        self.lines = line
 
 
-def read_chunk(chunk: Chunk) -> Iterator[Record]:
-    """Yield the `Record` of every line of a chunk, in order (blank lines are skipped)."""
-    if chunk.document:
-        items = _document(chunk.path) or []
-        for i, item in enumerate(items, 1):
-            yield read_item(item, i)
-        return
-    with open(chunk.path, "rb") as f:
-        f.seek(chunk.start)
-        left = chunk.end - chunk.start if chunk.end >= 0 else -1
-        line = chunk.first_line
-        for raw in f:
-            if left == 0:
-                break
-            if left > 0:
-                left -= len(raw)
-            if line == 1:
-                raw = raw.removeprefix(_BOM)
-            if not raw.isspace():
-                yield audit_line(raw, line, unterminated=not raw.endswith(b"\n"))
-            line += 1
+def read_chunk(chunk: Chunk) -> ChunkLines:
+    """The records of every line of a chunk, in order (numbered from 1 at the chunk's start).
+
+    Example:
+        >>> [r.outcome for r in read_chunk(Chunk("results.jsonl"))][:2]  # doctest: +SKIP
+        [<Outcome.REPLIED: 'replied'>, <Outcome.EXPIRED: 'expired'>]
+    """
+    return ChunkLines(chunk)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from stopkit import StopReason
 from stopkit.batch import _tokens
 from stopkit.batch._json import dumps
+from stopkit.batch._lines import Chunk
 from stopkit.batch._record import BAD_LINES, Outcome, Record
 from stopkit.batch._spill import Spill
 from stopkit.batch._tokens import Sums
@@ -104,11 +105,17 @@ def _encode(entry: Entry) -> str:
     return f"@{entry.line}\0{entry.file}"
 
 
-def _decode(text: str, file: str = "") -> Entry:
+def _decode(text: str, shift: int = 0) -> Entry:
     line, _, rest = text[1:].partition("\0")
     if text[0] == "=":
-        return Entry(rest, file, int(line))
-    return Entry(None, rest, int(line))
+        return Entry(rest, "", int(line) + shift)
+    return Entry(None, rest, int(line) + shift)
+
+
+_OUT_OF_ORDER = (
+    "{}: the report holds this file up to byte {}, not a chunk starting at byte {}: "
+    "merge (or add) a file's chunks in order, from its first"
+)
 
 
 def _may_redo(group: Group) -> bool:
@@ -152,12 +159,29 @@ class Report:
         """What `resubmit` wrote, once it has run (a `Resubmission`)."""
         self._spill = Spill(self.spill_dir)
         self._file = ""
+        # file -> [first byte, end byte (-1: the end of the file), lines] of the part of the
+        # file this report holds: chunks numbered from 1 are numbered in their file on merge.
+        self._spans: dict[str, list[int]] = {}
 
-    def start_file(self, path: str) -> None:
-        """Say which file the records added next come from."""
-        self._file = path
-        if path not in self.files:
-            self.files.append(path)
+    def begin_chunk(self, chunk: Chunk) -> None:
+        """Say which chunk the records added next come from (see `end_chunk`).
+
+        Raises ValueError when the report holds part of the chunk's file that it does not follow.
+        """
+        span = self._spans.get(chunk.path)
+        if span is None:
+            self._spans[chunk.path] = span = [chunk.start, chunk.start, 0]
+            self.files.append(chunk.path)
+        elif span[1] != chunk.start:
+            raise ValueError(_OUT_OF_ORDER.format(chunk.path, span[1], chunk.start))
+        self._file = chunk.path
+        self._spill.begin(chunk.path, span[2])
+
+    def end_chunk(self, chunk: Chunk, lines: int) -> None:
+        """Say that the chunk's `lines` lines have all been added."""
+        span = self._spans[chunk.path]
+        span[1] = chunk.end
+        span[2] += lines
 
     def add(self, record: Record) -> None:
         """Count one record in its group and keep its entry (the hot path of an audit)."""
@@ -199,22 +223,41 @@ class Report:
     def add_entry(self, group: Group, entry: Entry) -> None:
         """Count one line found by a later pass (e.g. the join with the request file)."""
         self.counts[group] = self.counts.get(group, 0) + 1
-        self._spill.add(group, _encode(entry))
+        self._add_numbered(group, entry)
 
     def add_skipped(self, cause: str, entry: Entry) -> None:
         """Keep a line a resubmission held back, under its cause (see `Resubmission`)."""
-        self._spill.add(("skipped", cause), _encode(entry))
+        self._add_numbered(("skipped", cause), entry)
+
+    def _add_numbered(self, key: Any, entry: Entry) -> None:
+        if self._spill.source is not None:  # an entry numbered in its file already: no shift
+            self._spill.begin(None)
+        self._spill.add(key, _encode(entry))
 
     def skipped_ids(self, cause: str) -> Iterator[str]:
         """Yield the lines a resubmission held back for `cause`, as text (id or file:line)."""
-        for text in self._spill.read(("skipped", cause)):
-            yield str(_decode(text))
+        for text, shift in self._spill.read(("skipped", cause)):
+            yield str(_decode(text, shift))
 
     def merge(self, other: Report) -> None:
-        """Add another report's counts and entries after this one's."""
-        for path in other.files:
-            if path not in self.files:
+        """Add another report's counts and entries after this one's.
+
+        Merge the reports of a file's chunks in file order, starting with its first: each
+        chunk numbers its lines from 1, and is numbered in the file here. ValueError otherwise.
+        """
+        shifts: dict[str, int] = {}
+        for path, (start, end, lines) in other._spans.items():
+            span = self._spans.get(path)
+            if span is None:
+                if start != 0:
+                    raise ValueError(_OUT_OF_ORDER.format(path, 0, start))
+                self._spans[path] = [start, end, lines]
                 self.files.append(path)
+            elif span[1] != start:
+                raise ValueError(_OUT_OF_ORDER.format(path, span[1], start))
+            else:
+                shifts[path] = span[2]
+                span[1], span[2] = end, span[2] + lines
         self.lines += other.lines
         for group, n in other.counts.items():
             self.counts[group] = self.counts.get(group, 0) + n
@@ -222,7 +265,7 @@ class Report:
             self.formats[name] = self.formats.get(name, 0) + n
         for group, sums in other.tokens.items():
             self.tokens[group] = _tokens.merge(self.tokens.get(group), sums)
-        self._spill.extend(other._spill)
+        self._spill.extend(other._spill, shifts)
         for cleanup in other._owned:
             detached = cleanup.detach()
             if detached is not None:
@@ -266,8 +309,8 @@ class Report:
 
     def entries(self, group: Group) -> Iterator[Entry]:
         """Yield the entries of a group's lines, in file order (read back from disk)."""
-        for text in self._spill.read(group):
-            yield _decode(text)
+        for text, shift in self._spill.read(group):
+            yield _decode(text, shift)
 
     def ids(self, group: Group) -> Iterator[str]:
         """Yield each line of a group as text: its id, or `file:line` when it has none."""
@@ -278,11 +321,11 @@ class Report:
         """Yield the kept echoed requests: (entry, group, the request in its input form)."""
         from stopkit.batch._json import loads
 
-        for text in self._spill.read(_REQUESTS):
+        for text, shift in self._spill.read(_REQUESTS):
             encoded, group, request = loads(text)
             model, outcome, reason, detail = group
             yield (
-                _decode(encoded),
+                _decode(encoded, shift),
                 Group(
                     model, Outcome(outcome), None if reason is None else StopReason(reason), detail
                 ),

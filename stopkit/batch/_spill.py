@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Mapping
 from typing import IO, Any
 
 __all__ = ["Spill"]
@@ -40,7 +40,9 @@ class Spill:
     """Lists of text entries per key, appended to files under `directory` (never deleted here).
 
     A list's order is the order of `add` and `extend` calls. Entries are buffered and written
-    a block at a time: an entry costs a list append, not a write.
+    a block at a time: an entry costs a list append, not a write. Each file remembers the
+    `source` its entries came from and a `shift` the reader adds to their numbers (see
+    `begin`), so that merging never rewrites a file.
     """
 
     _BLOCK = 2048
@@ -48,9 +50,16 @@ class Spill:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = os.fspath(directory)
         self._prefix = uuid.uuid4().hex[:12]
-        self._paths: dict[Hashable, list[str]] = {}
+        self._files: dict[Hashable, list[tuple[str, str | None, int]]] = {}
         self._out: dict[Hashable, IO[bytes]] = {}
         self._buffers: dict[Hashable, list[str]] = {}
+        self.source: str | None = None
+        self._shift = 0
+
+    def begin(self, source: str | None, shift: int = 0) -> None:
+        """Entries added from now on come from `source`; readers add `shift` to their numbers."""
+        self.close()
+        self.source, self._shift = source, shift
 
     def add(self, key: Hashable, text: str) -> None:
         """Append one entry to the list of `key`."""
@@ -66,7 +75,7 @@ class Spill:
         if out is None:
             path = os.path.join(self.directory, f"{self._prefix}-{len(self._out)}.list")
             out = self._out[key] = open(path, "ab")  # noqa: SIM115 -- closed by close()
-            self._paths.setdefault(key, []).append(path)
+            self._files.setdefault(key, []).append((path, self.source, self._shift))
         text = "\n".join(buffer)
         # The usual block has no entry holding a newline or a backslash: written as it is.
         if "\\" in text or "\r" in text or text.count("\n") != len(buffer) - 1:
@@ -74,20 +83,27 @@ class Spill:
         out.write(text.encode("utf-8", "surrogatepass") + b"\n")
         buffer.clear()
 
-    def read(self, key: Hashable) -> Iterator[str]:
-        """Yield the entries of `key`, in the order they were added."""
+    def read(self, key: Hashable) -> Iterator[tuple[str, int]]:
+        """Yield each entry of `key` with the shift of its file, in the order they were added."""
         self.close()  # written out; an `add` after this starts new files, after these
-        for path in self._paths.get(key, ()):
+        for path, _, shift in self._files.get(key, ()):
             with open(path, "rb") as f:
                 for raw in f:
-                    yield _unescape(raw[:-1])
+                    yield _unescape(raw[:-1]), shift
 
-    def extend(self, other: Spill) -> None:
-        """Put `other`'s lists after this spill's, key by key (no entry is copied)."""
+    def extend(self, other: Spill, shifts: Mapping[str, int] | None = None) -> None:
+        """Put `other`'s lists after this spill's, key by key (no entry is copied).
+
+        `shifts[source]` is added to the shift of each of `other`'s files from that source.
+        """
         self.close()
         other.close()
-        for key, paths in other._paths.items():
-            self._paths.setdefault(key, []).extend(paths)
+        shifts = shifts or {}
+        for key, files in other._files.items():
+            mine = self._files.setdefault(key, [])
+            for path, source, shift in files:
+                extra = shifts.get(source, 0) if source is not None else 0
+                mine.append((path, source, shift + extra))
 
     def close(self) -> None:
         """Write out the buffers and close the files (they stay; `add` starts new ones)."""
@@ -111,9 +127,6 @@ class Spill:
 
     def __getstate__(self) -> dict[str, Any]:
         self.close()  # a spill crosses processes as its file paths
-        return {"directory": self.directory, "_prefix": self._prefix, "_paths": self._paths}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._out = {}
-        self._buffers = {}
+        state = self.__dict__.copy()
+        state["_out"], state["_buffers"] = {}, {}
+        return state

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from stopkit.batch import Chunk, Outcome, audit_line, split
+from stopkit.batch import Chunk, Outcome, Report, audit_chunk, audit_line, split
 from stopkit.batch._lines import inlined_items, read_chunk
 from tests.batch._fixtures import ANTHROPIC, GEMINI_CASES, gemini_response, write_jsonl
 
 
 def _records(path: Path, parts: int = 1) -> list[tuple[int, str, str | None]]:
-    return [(r.line, r.outcome.value, r.id) for c in split([path], parts) for r in read_chunk(c)]
+    """Every record of the file's chunks, numbered in the file (chunks count from 1)."""
+    found, before = [], 0
+    for chunk in split([path], parts):
+        lines = read_chunk(chunk)
+        found.extend((r.line + before, r.outcome.value, r.id) for r in lines)
+        before += lines.lines
+    return found
 
 
 def test_lines_are_numbered_and_blank_lines_skipped(tmp_path: Path) -> None:
@@ -67,6 +73,28 @@ def test_chunks_cover_every_line_once_with_the_right_numbers(tmp_path: Path) -> 
     assert all(a.end == b.start for a, b in itertools.pairwise(chunks))
     assert _records(path, 5) == whole
     assert whole[-1] == (12001, "not_json", None)
+    first = next(iter(read_chunk(chunks[1])))
+    assert first.line == 1  # a chunk numbers its own lines; merging numbers them in the file
+
+
+def test_merging_numbers_chunks_in_their_file_and_refuses_another_order(tmp_path: Path) -> None:
+    """Chunk reports merged in order give the file's line numbers; out of order, ValueError."""
+    path = tmp_path / "big.jsonl"
+    good = json.dumps(ANTHROPIC[0].line)
+    path.write_text("".join(f"{good}\n" if i % 1000 else "oops\n" for i in range(1, 8001)))
+    chunks = split([path], 3)
+    parts = [audit_chunk(c) for c in chunks]
+    merged = Report()
+    for part in parts:
+        merged.merge(part)
+    [bad] = [g for g in merged.counts if g.outcome is Outcome.NOT_JSON]
+    assert [e.line for e in merged.entries(bad)] == list(range(1000, 8001, 1000))
+    with pytest.raises(ValueError, match="in order"):
+        Report().merge(parts[1])
+    other = Report()
+    other.merge(parts[0])
+    with pytest.raises(ValueError, match="in order"):
+        other.merge(parts[2])
 
 
 def test_small_files_are_not_split(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def test_spill_keeps_any_id_exactly(tmp_path: Path, text: str) -> None:
     spill = Spill(tmp_path)
     spill.add("k", text)
     spill.add("k", "next")
-    assert list(spill.read("k")) == [text, "next"]
+    assert [text for text, _ in spill.read("k")] == [text, "next"]
 
 
 def test_the_default_spill_directory_goes_with_the_report() -> None:
