@@ -214,15 +214,6 @@ def table(results: dict[str, Any], meta: dict[str, Any]) -> str:
     for name, _, speedup in targets:
         met = "yes" if speedup >= 1.7 else "**no**"
         out.append(f"| jobs=2 >= 1.7x jobs=1 (wall) | {name} | {met} | {speedup:.2f}x |")
-    out.append("")
-    for name, found in results.items():
-        cpu = found["cpu_rates"]
-        extra = cpu["stopkit.batch.audit, jobs=1"] / cpu["stopkit.batch.audit, jobs=2"] - 1
-        out.append(
-            f"- {name}: jobs=2 spends {extra:.0%} more CPU per line than jobs=1 (cutting the file, "
-            f"a second process, merging), so on two idle cores its wall-clock speedup is at most "
-            f"{2 / (1 + extra):.2f}x."
-        )
     return "\n".join(out) + "\n"
 
 
