@@ -38,7 +38,27 @@ from stopkit._stream import anormalize_stream, normalize_stream
 if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import stopkit` does not
     # The loop driver, its handlers and `wrap` are imported on first use too: `import stopkit`
     # for `normalize` alone costs ~18 ms less (measured in benchmarks/).
-    from stopkit._handlers import (
+    from stopkit._transports import RecordingTransport, ReplayTransport
+    from stopkit._wrap import wrap
+    from stopkit.loop._driver import Loop, arun_loop, run_loop
+    from stopkit.loop._retry import RetryPolicy
+    from stopkit.loop._settings import LoopSettings
+    from stopkit.loop.events import (
+        Escalated,
+        Escalation,
+        LoopEnded,
+        LoopEvent,
+        ModelCallFailed,
+        ModelReplied,
+        Outcome,
+        Termination,
+        TextDelta,
+        ToolCalled,
+        ToolReturned,
+        ToolRun,
+        TurnStarted,
+    )
+    from stopkit.loop.handlers import (
         DEFAULT_HANDLERS,
         Action,
         Continue,
@@ -56,24 +76,6 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         retry_with_more_tokens,
         run_tool_calls,
     )
-    from stopkit._loop import Loop, LoopSettings, arun_loop, run_loop
-    from stopkit._outcome import (
-        Escalated,
-        Escalation,
-        LoopEnded,
-        LoopEvent,
-        ModelCallFailed,
-        ModelReplied,
-        Outcome,
-        Termination,
-        ToolCalled,
-        ToolReturned,
-        ToolRun,
-        TurnStarted,
-    )
-    from stopkit._retry import RetryPolicy
-    from stopkit._transports import RecordingTransport, ReplayTransport
-    from stopkit._wrap import wrap
 
 __version__ = "0.1.0"
 
@@ -110,6 +112,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "StopkitError",
     "StreamAccumulator",
     "Termination",
+    "TextDelta",
     "ToolCall",
     "ToolCalled",
     "ToolResult",
@@ -144,18 +147,20 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
 ]
 
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
-    "_handlers": (
+    "loop.handlers": (
         "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",
         "LoopContext", "Retry", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
         "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
         "run_tool_calls",
     ),
-    "_loop": ("Loop", "LoopSettings", "arun_loop", "run_loop"),
-    "_outcome": (
+    "loop._driver": ("Loop", "arun_loop", "run_loop"),
+    "loop._settings": ("LoopSettings",),
+    "loop.events": (
         "Escalated", "Escalation", "LoopEnded", "LoopEvent", "ModelCallFailed", "ModelReplied",
-        "Outcome", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
+        "Outcome", "Termination", "TextDelta", "ToolCalled", "ToolReturned", "ToolRun",
+        "TurnStarted",
     ),
-    "_retry": ("RetryPolicy",),
+    "loop._retry": ("RetryPolicy",),
     "_transports": ("RecordingTransport", "ReplayTransport"),
     "_wrap": ("wrap",),
 }  # fmt: skip

@@ -6,8 +6,8 @@ import logging
 from typing import Any, TextIO
 
 from stopkit._demo_replies import SCENARIOS
-from stopkit._loop import run_loop
-from stopkit._outcome import (
+from stopkit.loop._driver import run_loop
+from stopkit.loop.events import (
     Escalated,
     LoopEnded,
     LoopEvent,

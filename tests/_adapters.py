@@ -86,7 +86,9 @@ def _listed(obj: Any, name: str) -> list[Any]:
 
 
 def _chat_ends(event: Any) -> bool:
-    return any(_field(c, "finish_reason") for c in _listed(event, "choices"))
+    # finish_reason, or the legacy finish_details that stands in for it (DESIGN section 3)
+    choices = _listed(event, "choices")
+    return any(_field(c, "finish_reason") or _field(c, "finish_details") for c in choices)
 
 
 def _gemini_ends(event: Any) -> bool:

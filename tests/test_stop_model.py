@@ -141,3 +141,14 @@ def test_the_builder_refuses_a_name_the_model_does_not_declare() -> None:
         unvalidated(Stop)({"reason": StopReason.COMPLETED, "provider": "p", "typo": 1})
     with pytest.raises(TypeError, match=r"Stop.provider is required"):
         unvalidated(Stop)({"reason": StopReason.COMPLETED})
+
+
+def test_cut_gives_what_model_copy_would() -> None:
+    """A call marked incomplete equals the validated copy with the same update."""
+    from stopkit.adapters import cut
+
+    call = tool_call("c1", "f", '{"x": 1}')
+    update = {"complete": False, "error": "cut"}
+    assert cut(call, "cut") == call.model_copy(update=update)
+    assert cut(cut(call, "first"), "second").error == "first"
+    assert cut(cut(call, "first"), "second", overrule=True).error == "second"

@@ -102,8 +102,12 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     )
 
 
-def cut(call: ToolCall, why: str) -> ToolCall:
-    """Return `call` marked incomplete (its own error kept first), or `call` if it already is."""
-    if not call.complete:
+def cut(call: ToolCall, why: str, *, overrule: bool = False) -> ToolCall:
+    """Return `call` marked incomplete, saying `why`.
+
+    A call that is incomplete already keeps its own error, unless `overrule` (the reason that
+    matters most to a reader, e.g. that the reply was cut inside this very call).
+    """
+    if not call.complete and not overrule:
         return call
-    return call.model_copy(update={"complete": False, "error": why})
+    return _fast_tool_call({**call.__dict__, "complete": False, "error": why})

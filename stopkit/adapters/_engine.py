@@ -265,7 +265,6 @@ def _cut_calls(calls: Any, cut_in_call: bool, raw: Any) -> list[ToolCall]:
     """A truncated reply's calls, each marked incomplete; the one the cut fell in says so."""
     why = f"the reply was cut off ({raw})"
     out = [cut(c, why) for c in calls]
-    if cut_in_call:  # said of the last call whatever else was wrong with it
-        update = {"complete": False, "error": f"{why} while this call's input was being written"}
-        out[-1] = calls[-1].model_copy(update=update)
+    if cut_in_call:  # said of the last call, whatever else was wrong with it
+        out[-1] = cut(calls[-1], f"{why} while this call's input was being written", overrule=True)
     return out
