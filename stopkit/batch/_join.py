@@ -113,6 +113,11 @@ def join(
     bad lines of their file. A request file in another provider's format raises
     `BatchUsageError`.
     """
+    if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
+        raise BatchUsageError(
+            "Vertex AI results carry each request (their `request` field) in no promised "
+            "order: give no --input for them"
+        )
     allowed = set().union(*(COMPATIBLE.get(name, set()) for name in report.formats))
     db, groups = _index(report, os.path.join(report.spill_dir, f"join-{uuid.uuid4().hex}.db"))
     try:

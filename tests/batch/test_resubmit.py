@@ -233,6 +233,12 @@ def test_vertex_results_carry_their_requests(tmp_path: Path) -> None:
     assert links[0]["field"] == "request.generationConfig.maxOutputTokens"
 
 
+def test_vertex_results_take_no_request_file(tmp_path: Path) -> None:
+    """Vertex lines have no id and no promised order: a request file for them is refused."""
+    with pytest.raises(BatchUsageError, match="Vertex"):
+        _run(tmp_path, [c.line for c in VERTEX], [{"request": c.line["request"]} for c in VERTEX])
+
+
 def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
     """Bedrock: `modelInput.max_tokens` (Claude) or `inferenceConfig.maxTokens` (Converse)."""
     results = [c.line for c in BEDROCK]
