@@ -125,6 +125,18 @@ def test_input_alone_checks_the_join(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "no_result (1): c-2" in out
 
 
+def test_a_reader_that_leaves_early_is_not_an_error(tmp_path: Path) -> None:
+    """`stopkit batch ... --json | head -c 100` exits 0, silently, like `stopkit normalize`."""
+    lines = [openai_ok(f"c-{i}", chat_body("stop")) for i in range(20000)]
+    path = write_jsonl(tmp_path / "results.jsonl", lines)
+    done = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m stopkit batch --json "{path}" | head -c 100 >'
+         ' /dev/null; exit "${PIPESTATUS[0]}"'],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+
+
 def test_building_the_command_line_imports_nothing_heavy() -> None:
     """`stopkit --help` registers `batch` without importing its parser, orjson or dask."""
     code = (

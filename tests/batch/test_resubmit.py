@@ -365,6 +365,19 @@ def test_results_without_their_requests_need_the_request_file(tmp_path: Path) ->
         resubmit(report, tmp_path / "out.jsonl")
 
 
+def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Path) -> None:
+    """A results line that could not be read is listed once, as what it is, not as no_input."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("stop"))])
+    with res.open("a") as f:
+        f.write('not json\n{"custom_id": "c-2", "respo')
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1"), openai_request("c-2")])
+    with audit([res]) as report:
+        check_input(report, [ins])
+        assert report.count(outcome=Outcome.NO_INPUT) == 0
+        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-2"]
+        assert report.count(outcome=Outcome.TRUNCATED_LINE) == 1
+
+
 def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:
     """Ids on one side only are counted and listed; bad request lines are listed by line."""
     res = write_jsonl(tmp_path / "results.jsonl",
