@@ -27,6 +27,12 @@ class Case(NamedTuple):
     """Record fields the audit must read (`outcome`, `reason`, `detail`, `code`, `id`, `model`)."""
 
 
+def many(cases: list[Case], copies: int) -> list[dict[str, Any]]:
+    """`copies` rounds of the cases' lines, each line with its own custom_id (`a-2-17`)."""
+    return [dict(c.line, custom_id=f"{c.line['custom_id']}-{i}") for i in range(copies)
+            for c in cases]  # fmt: skip
+
+
 def write_jsonl(path: Path, lines: list[Any]) -> Path:
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path

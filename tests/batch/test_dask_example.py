@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from stopkit._cli import main
-from tests.batch._fixtures import ALL, ANTHROPIC, gemini_response, write_jsonl
+from tests.batch._fixtures import ALL, ANTHROPIC, gemini_response, many, write_jsonl
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "batch_dask.py"
 
@@ -38,9 +38,7 @@ def _folder(root: Path) -> Path:
     for name, cases in ALL.items():
         suffix = ".jsonl.out" if name == "bedrock" else ".jsonl"
         write_jsonl(folder / f"{name}{suffix}", [c.line for c in cases])
-    big = [dict(c.line, custom_id=f"{c.line['custom_id']}-{i}") for i in range(2500)
-           for c in ANTHROPIC]  # fmt: skip
-    path = write_jsonl(folder / "anthropic_big.jsonl", big)
+    path = write_jsonl(folder / "anthropic_big.jsonl", many(ANTHROPIC, 2500))
     with path.open("a") as f:
         f.write('{"custom_id": "cut-1", "result": {"type": "succ')
     inlined = {"name": "batches/7", "dest": {"inlined_responses": [

@@ -13,7 +13,7 @@ import pytest
 from stopkit import StopReason
 from stopkit.batch import Entry, Group, Outcome, Record, Report, audit, exit_status, write_json
 from stopkit.batch._spill import Spill
-from tests.batch._fixtures import ALL, ANTHROPIC, CLAUDE, GPT, OPENAI, write_jsonl
+from tests.batch._fixtures import ALL, ANTHROPIC, CLAUDE, GPT, OPENAI, many, write_jsonl
 
 
 @pytest.fixture
@@ -84,8 +84,7 @@ def test_chunks_merged_equal_one_pass(tmp_path: Path) -> None:
 
 def test_jobs_give_the_report_of_one_process(tmp_path: Path) -> None:
     """`jobs=2` (a process pool over line-aligned chunks) gives the very report of `jobs=1`."""
-    lines = [dict(c.line, custom_id=f"{c.line['custom_id']}-{i}") for i in range(3000)
-             for c in ANTHROPIC]  # fmt: skip
+    lines = many(ANTHROPIC, 3000)
     path = write_jsonl(tmp_path / "big.jsonl", lines)
     assert path.stat().st_size > 2 << 20  # big enough to be split
     one, two = audit([path]), audit([path], jobs=2)
@@ -101,8 +100,7 @@ def test_workers_are_spawned_while_another_thread_runs(tmp_path: Path) -> None:
 
     from stopkit.batch._audit import _context
 
-    lines = [dict(c.line, custom_id=f"{c.line['custom_id']}-{i}") for i in range(3000)
-             for c in ANTHROPIC]  # fmt: skip
+    lines = many(ANTHROPIC, 3000)
     path = write_jsonl(tmp_path / "big.jsonl", lines)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
