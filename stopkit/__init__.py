@@ -25,6 +25,7 @@ from stopkit._errors import (
     UnknownStopReason,
     UnsupportedReply,
 )
+from stopkit._lazy import lazy_exports
 from stopkit._normalize import detect, normalize, normalize_all
 from stopkit._registry import (
     get_adapter,
@@ -72,8 +73,9 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         TurnStarted,
     )
     from stopkit._retry import RetryPolicy
-    from stopkit._transports import RecordingTransport, ReplayTransport
     from stopkit._wrap import wrap
+    from stopkit.record._recording import RecordingTransport
+    from stopkit.record._replay import ReplayTransport
 
 __version__ = "0.1.0"
 
@@ -155,19 +157,8 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
         "Outcome", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
     ),
     "_retry": ("RetryPolicy",),
-    "_transports": ("RecordingTransport", "ReplayTransport"),
+    "record._recording": ("RecordingTransport",),
+    "record._replay": ("ReplayTransport",),
     "_wrap": ("wrap",),
 }  # fmt: skip
-_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> object:
-    """Import the transports, the loop driver and `wrap` on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'stopkit' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"stopkit.{module}"), name)
-    globals()[name] = value  # later reads skip this function
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())

@@ -1,6 +1,6 @@
 """Which names hold a credential: the one list behind logging and recording (internal).
 
-`stopkit._logsafe.redact` (what the library logs) and `stopkit._redact` (what the httpx
+`stopkit._logsafe.redact` (what the library logs) and `stopkit.record._redact` (what the httpx
 transports record) both ask here. One vocabulary, matched at two strictnesses:
 
 - a mapping key (logged call overrides, JSON body keys) is matched closely, because a false

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from stopkit._testkit import Payload, payload_params
+from stopkit._testkit import payload_params
+from stopkit.record._payloads import Payload
 
 if TYPE_CHECKING:
-    from stopkit._transports import ReplayTransport
+    from stopkit.record._replay import ReplayTransport
 
 __all__ = ["ReplayFactory", "stopkit_payload", "stopkit_replay"]
 
@@ -59,7 +60,7 @@ class ReplayFactory:
         match: Literal["order", "request"] = "order",
     ) -> ReplayTransport:
         """Return a `ReplayTransport` over `source` (a folder, a file or a list of files)."""
-        from stopkit._transports import ReplayTransport
+        from stopkit.record._replay import ReplayTransport
 
         if isinstance(source, str | Path):
             resolved: Any = _resolve(source, self.base)

@@ -89,7 +89,7 @@ def test_ordinary_keys_are_kept(key: Any) -> None:
 )  # fmt: skip
 def test_logging_and_recording_agree_on_every_key(key: str) -> None:
     """A key logging redacts is exactly a key the transports redact in a JSON body."""
-    from stopkit._redact import redact_body
+    from stopkit.record._redact import redact_body
 
     logged = redact({key: "v"})[key] == REDACTED
     recorded = redact_body({key: "v"})[key] == "REDACTED"

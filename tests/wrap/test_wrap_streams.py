@@ -10,7 +10,7 @@ import openai
 import pytest
 
 import stopkit
-from stopkit._testkit import Payload, load_payload
+from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 
 TOOL_USE = sdk.RECORDINGS / "anthropic" / "tool_use.stream.json"

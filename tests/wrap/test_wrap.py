@@ -15,7 +15,7 @@ import pytest
 
 import stopkit
 from stopkit._errors import error_for
-from stopkit._testkit import Payload, load_payload
+from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 from tests._payloads import PAYLOADS, same_stop
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from stopkit._cli import EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE, main
+from stopkit.cli import main
+from stopkit.cli._output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE
 
-PAYLOADS = Path(__file__).parent / "payloads"
+PAYLOADS = Path(__file__).parent.parent / "payloads"
 
 
 def _reply(finish: str) -> dict[str, object]:

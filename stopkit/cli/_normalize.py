@@ -1,16 +1,10 @@
-"""The `stopkit` command line: normalize reply files, print the reason table, run the demo.
-
-Built on the standard library's argparse: the package promises only httpx and pydantic as
-dependencies, and argparse gives sub-commands, help and usage errors without adding one.
-"""
+"""`stopkit normalize`: print why each reply file stopped."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,11 +13,10 @@ from pydantic_core import from_json
 from stopkit._errors import StopkitError
 from stopkit._stop import Stop, StopReason
 from stopkit._stream import iter_events
-from stopkit._testkit import SUFFIXES, Payload, _from_value, load_payload
+from stopkit.cli._output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE, paint, use_colour
+from stopkit.record._payloads import SUFFIXES, Payload, load_payload, payload_from_value
 
-__all__ = ["main"]
-
-EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE = 0, 1, 2
+__all__ = ["register"]
 
 _COLOURS = {
     StopReason.TOOL_REQUEST: "36",  # cyan
@@ -35,15 +28,6 @@ _COLOURS = {
     StopReason.UNKNOWN: "31",  # red
 }
 
-
-def use_colour(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
-    return stream.isatty() and "NO_COLOR" not in os.environ
-
-
-def paint(text: str, code: str, on: bool) -> str:
-    """Wrap `text` in an ANSI colour when `on`."""
-    return f"\x1b[{code}m{text}\x1b[0m" if on else text
 
 
 def _clip(text: str, width: int) -> str:
@@ -71,7 +55,7 @@ def _stop_row(name: str, stop: Stop, colour: bool) -> str:
 def _stdin_payload() -> Payload:
     data = sys.stdin.buffer.read()
     try:
-        return _from_value(from_json(data), None)
+        return payload_from_value(from_json(data), None)
     except ValueError:  # not one JSON document: a raw SSE or newline-delimited JSON stream
         return Payload(None, events=list(iter_events(data)))
 
@@ -115,26 +99,8 @@ def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
     return status
 
 
-def _table_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from stopkit._reason_table import reason_table
-
-    out.write(reason_table())
-    return EXIT_OK
-
-
-def _demo_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from stopkit._demo import run_demo
-
-    return run_demo(out, colour=use_colour(out))
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of the `stopkit` command."""
-    parser = argparse.ArgumentParser(
-        prog="stopkit",
-        description="Why did the model stop? Normalize LLM replies onto one closed set of reasons.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
+def register(commands: Any) -> None:
+    """Add the `normalize` sub-command to the parser's sub-commands."""
     norm = commands.add_parser(
         "normalize",
         help="print the Stop of reply files (JSON bodies, SDK dumps, SSE streams, folders)",
@@ -147,20 +113,3 @@ def build_parser() -> argparse.ArgumentParser:
     norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     norm.add_argument("--adapter", help="skip auto-detection: the adapter's name")
     norm.set_defaults(run=_normalize_command)
-    table = commands.add_parser("table", help="print the raw value x reason table (Markdown)")
-    table.set_defaults(run=_table_command)
-    demo = commands.add_parser("demo", help="run the agent loop offline on recorded replies")
-    demo.set_defaults(run=_demo_command)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `stopkit` command line; return its exit status."""
-    args = build_parser().parse_args(argv)
-    try:
-        status: int = args.run(args, sys.stdout, sys.stderr)
-    except BrokenPipeError:  # `stopkit normalize dir | head`: the reader left; not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
-    return status

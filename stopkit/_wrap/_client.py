@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
-from stopkit._wrap_stream import (
+from stopkit._wrap._streams import (
     AsyncStreamProxy,
     MessageStreamManagerProxy,
     Settings,

@@ -1,0 +1,50 @@
+"""The `stopkit` command line: the parser, built from one list of sub-commands, and `main`.
+
+Built on the standard library's argparse: the package promises only httpx and pydantic as
+dependencies, and argparse gives sub-commands, help and usage errors without adding one.
+A sub-command is a module with `register(commands)`, which adds its parser and sets `run`;
+`COMMANDS` lists them, in the order `--help` shows them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from stopkit.cli import _demo, _normalize, _table
+from stopkit.cli._output import EXIT_OK
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+COMMANDS: tuple[Callable[[Any], None], ...] = (
+    _normalize.register,
+    _table.register,
+    _demo.register,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser of the `stopkit` command."""
+    parser = argparse.ArgumentParser(
+        prog="stopkit",
+        description="Why did the model stop? Normalize LLM replies onto one closed set of reasons.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    for register in COMMANDS:
+        register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `stopkit` command line; return its exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.run(args, sys.stdout, sys.stderr)
+    except BrokenPipeError:  # `stopkit normalize dir | head`: the reader left; not an error
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    return status
