@@ -24,20 +24,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from stopkit.record._redact import NOISE, REDACTED, WIRE, redact_body, redact_headers, redact_url
+from stopkit.record._redact import REDACTED, WIRE, redact_headers, redact_request
 from stopkit.record._wire import json_or_text, library_of, parse_sse
 
 __all__ = ["RecordingTransport"]
-
-
-def _request_summary(request: Any, secrets: set[str]) -> dict[str, Any]:
-    body = json_or_text(request.content)
-    return {
-        "method": request.method,
-        "url": redact_url(str(request.url), secrets),
-        "headers": redact_headers(request.headers, secrets, drop=NOISE),
-        "body": redact_body(body, secrets),
-    }
 
 
 class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -93,16 +83,16 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             path.write_text(text + "\n", encoding="utf-8")
             self.written.append(path)
 
-    def _meta(self, response: Any) -> dict[str, Any]:
+    def _meta(self, response: Any, secrets: set[str]) -> dict[str, Any]:
         return {
             "status": response.status_code,
             "content_type": response.headers.get("content-type", ""),
-            "headers": redact_headers(response.headers, None),
+            "headers": redact_headers(response.headers, secrets, response=True),
         }
 
     def _record(self, request: Any, response: Any, body: bytes, secrets: set[str]) -> None:
-        summary = _request_summary(request, secrets)
-        meta = self._meta(response)
+        summary = redact_request(request, secrets)
+        meta = self._meta(response, secrets)
         if meta["content_type"].startswith("text/event-stream"):
             events, names, done = parse_sse(body.decode("utf-8", errors="replace"))
             meta.update(events=events, sse_event_names=names, sse_done=done)

@@ -12,9 +12,10 @@ from urllib.parse import urlsplit
 import httpx
 
 from stopkit._errors import NoRecording
+from stopkit._secrets import redact_text
 from stopkit.record._payloads import Payload, load_payload, load_payloads
-from stopkit.record._redact import WIRE, redact_body, redact_url
-from stopkit.record._wire import json_or_text, library_of, sse_chunks
+from stopkit.record._redact import WIRE, redact_request_body
+from stopkit.record._wire import library_of, sse_chunks
 
 __all__ = ["ReplayTransport"]
 
@@ -72,7 +73,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
 
     def _pick(self, request: Any) -> Payload:
         method, path = request.method.upper(), request.url.path
-        body = redact_body(json_or_text(request.content))
+        body = redact_request_body(request.content, request.headers.get("content-type", ""))
         with self._lock:
             for i, payload in enumerate(self.payloads):
                 if self._used[i]:
@@ -86,7 +87,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         raise miss
 
     def _explain(self, method: str, path: str, body: Any, url: str) -> str:
-        shown = redact_url(url, set())
+        shown = redact_text(url)
         where = self.source if isinstance(self.source, str | Path) else "the files given"
         total, left = len(self.payloads), self._used.count(False)
         if self.match == "order":

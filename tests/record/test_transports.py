@@ -14,8 +14,8 @@ import httpx2
 import pytest
 
 import stopkit
+from stopkit._secrets import redact_value as redact_body
 from stopkit.record._payloads import Payload, load_payload
-from stopkit.record._redact import redact_body
 from tests import _wrap_clients as sdk
 
 LIBRARIES = [httpx, httpx2]
