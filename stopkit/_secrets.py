@@ -63,8 +63,10 @@ _KEY_KINDS = frozenset(
     }
 )  # fmt: skip
 # `<kind>_token` names that are no credential: a cursor (`nextPageToken`), Gemini's resume
-# `continuation_token`, a tokenizer's special tokens (`eos_token`).
-_PLAIN_TOKENS = frozenset({"page", "continuation", "cursor", "sync", "eos", "bos", "pad", "unk"})
+# `continuation_token`, ADK's `turnToken`, a tokenizer's special tokens (`eos_token`).
+_PLAIN_TOKENS = frozenset(
+    {"page", "continuation", "cursor", "sync", "turn", "eos", "bos", "pad", "unk"}
+)
 # The same names written as one word (`APIKEY`, `accesstoken`, `xapikey`).
 _JOINED = (
     "apikey", "accesskey", "privatekey", "secretkey", "accesstoken", "refreshtoken",
@@ -133,8 +135,18 @@ def is_secret_response_header(name: str) -> bool:
 
 
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@\"'<>]+)@")
-_PARAM = re.compile(r"([?&#;])([^=&#;?\s\"'<>]+)=([^&#;\s\"'<>]*)")
-_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]+=*)")
+# A URL parameter: a short name (a data: URL's base64 is no parameter name), then its value.
+_PARAM = re.compile(r"([?&#;])([A-Za-z0-9_.~%\[\]\-]{1,64})=([^&#;\s\"'<>]*)")
+_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]*[A-Za-z0-9\-_~+/]=*)")
+_TOKEN_MARKS = re.compile(r"[0-9\-_~+/=.]|.[A-Z]")
+
+
+def _is_credential(token: str) -> bool:
+    """Tell a Bearer/Basic credential from prose ("Basic arithmetic", "Basic Addition").
+
+    A credential is 8 characters or more with a digit, a token punctuation or an inner capital.
+    """
+    return len(token) >= 8 and _TOKEN_MARKS.search(token) is not None
 
 
 def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTED) -> str:
@@ -167,6 +179,8 @@ def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTE
     if " " in text or "\t" in text:
 
         def scheme(match: re.Match[str]) -> str:
+            if not _is_credential(match[3]):
+                return match[0]
             if found is not None:
                 found.add(match[3])
             return f"{match[1]}{match[2]}{mark}"
@@ -206,42 +220,74 @@ def redact_value(
 
     Mappings are redacted by key (closely; loosely under a `headers`/`query`/`params` key, or
     with `loose=True`), a list of `(name, value)` pairs like a mapping, strings by
-    `redact_text`. Below `depth` levels a container is replaced whole, since what it holds
-    cannot be checked. Values replaced are added to `found` when given.
+    `redact_text`. The property names of a JSON Schema (`properties`, `$defs`) are names, not
+    values. Below `depth` levels a container is replaced whole, since what it holds cannot be
+    checked. Values replaced are added to `found` when given.
 
     Example:
         >>> redact_value({"extra_headers": [("X-Auth", "t1")], "extra_body": {"accessToken": "t2"}})
         {'extra_headers': [('X-Auth', 'REDACTED')], 'extra_body': {'accessToken': 'REDACTED'}}
     """
+    return _redact(value, found, mark, _LOOSE if loose else _CLOSE, depth)
+
+
+# How the keys of a mapping are read: closely (a body), loosely (headers, a query), or as names
+# (a JSON Schema's `properties`: a parameter called `password` is no password).
+_CLOSE, _LOOSE, _NAMES = "close", "loose", "names"
+_IS_SECRET = {_CLOSE: is_secret_key, _LOOSE: is_secret_name, _NAMES: is_secret_key}
+_NAME_HOLDER_ENDS = frozenset((w,) for w in ("properties", "defs", "definitions"))
+
+
+def _plain_keys(mapping: Mapping[Any, Any]) -> frozenset[str]:
+    """Keys that name no credential in this mapping, whatever they are elsewhere."""
+    plain: set[str] = set()
+    for key in mapping:
+        if isinstance(key, str):
+            lowered = key.lower()
+            # A logprob entry's `token` is model output: openai chat_completion_token_logprob.py
+            # (`token`, `logprob`), genai LogprobsResultCandidate (`token`, `logProbability`).
+            if "logprob" in lowered:
+                plain.add("token")
+            # A key/value entry's `key` is a name: genai customMetadata (`key`, `stringValue`).
+            elif lowered.endswith("value"):
+                plain.add("key")
+    return frozenset(plain)
+
+
+def _child_mode(key: Any, mode: str) -> str:
+    if isinstance(key, str):
+        end = _words(key)[-1:]
+        if end in _HOLDER_ENDS:
+            return _LOOSE
+        if end in _NAME_HOLDER_ENDS:
+            return _NAMES
+    return _LOOSE if mode == _LOOSE else _CLOSE
+
+
+def _redact(value: Any, found: set[str] | None, mark: str, mode: str, depth: int) -> Any:
     if isinstance(value, str):
         return redact_text(value, found, mark=mark)
     if isinstance(value, Mapping):
         if depth <= 0:
             return mark
-        secret = is_secret_name if loose else is_secret_key
-        # A logprob entry's `token` is model output, not a credential: openai
-        # chat_completion_token_logprob.py (`token`, `logprob`), genai LogprobsResultCandidate.
-        logprob = any(isinstance(k, str) and "logprob" in k.lower() for k in value)
+        secret = _IS_SECRET[mode]
+        plain = _plain_keys(value)
         out: dict[Any, Any] = {}
         for key, item in value.items():
-            if isinstance(key, str) and secret(key) and not (logprob and key == "token"):
+            if mode != _NAMES and isinstance(key, str) and key not in plain and secret(key):
                 out[key] = _hide(item, found, mark)
-                continue
-            holder = isinstance(key, str) and _words(key)[-1:] in _HOLDER_ENDS
-            out[key] = redact_value(
-                item, found, mark=mark, loose=loose or holder, depth=depth - 1
-            )
+            else:
+                out[key] = _redact(item, found, mark, _child_mode(key, mode), depth - 1)
         return out
     if isinstance(value, list | tuple):
         if depth <= 0:
             return mark
         if value and all(_is_pair(item) for item in value):  # header or query pairs
-            secret = is_secret_name if loose else is_secret_key
-            pairs = [
-                (name, _hide(v, found, mark) if secret(name) else
-                 redact_value(v, found, mark=mark, loose=loose, depth=depth - 1))
-                for name, v in value
+            secret = _IS_SECRET[mode]
+            return [
+                type(pair)((pair[0], _hide(pair[1], found, mark) if secret(pair[0]) else
+                            _redact(pair[1], found, mark, mode, depth - 1)))
+                for pair in value
             ]  # fmt: skip
-            return [type(item)(pair) for item, pair in zip(value, pairs, strict=True)]
-        return [redact_value(v, found, mark=mark, loose=loose, depth=depth - 1) for v in value]
+        return [_redact(v, found, mark, mode, depth - 1) for v in value]
     return value

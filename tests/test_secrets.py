@@ -99,3 +99,15 @@ def test_header_holders_and_pairs_are_matched_as_headers() -> None:
         "default_query": {"session": "[x]", "alt": "json"},
         "options": {"session": "kept"},
     }
+
+
+def test_what_only_looks_like_a_secret_is_kept() -> None:
+    """A schema property named `password`, a key/value entry, prose and a data URL are kept."""
+    tools = {"type": "function", "parameters": {"type": "object", "required": ["password"],
+             "properties": {"password": {"type": "string", "title": "Password"},
+                            "key": {"type": "string"}}}}  # fmt: skip
+    metadata = {"customMetadata": [{"key": "source_url", "stringValue": "https://x.example"}]}
+    prose = {"text": "Basic arithmetic. 2+2=4, and Basic Addition; see page?id=3&lang=en"}
+    image = {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAcm9rZW4=", "alt": "cat"}
+    for value in (tools, metadata, prose, image):
+        assert redact_value(value) == value

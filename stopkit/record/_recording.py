@@ -5,11 +5,14 @@ either): the response is built with the library of the request it answers.
 
 A recorded exchange is one JSON file:
 
-    request    method, url (secrets redacted), headers (secrets redacted), body (JSON, keys
-               holding secrets redacted)
+    request    method, url, headers, body (JSON, form text, or multipart fields)
     response   status, content_type, headers, and either `body` (the JSON or text body) or
                `events` (the SSE `data:` objects in order, with `sse_event_names` and
                `sse_done` so that the stream is replayed as the SDK received it)
+
+Every part of both is redacted with `stopkit._secrets` (the rules logging uses too): secret
+header, query and form names; secret JSON keys in any case style, in request and response
+bodies and in each SSE event; URL credentials and bearer tokens inside any text.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from stopkit._secrets import redact_value
 from stopkit.record._redact import REDACTED, WIRE, redact_headers, redact_request
 from stopkit.record._wire import json_or_text, library_of, parse_sse
 
@@ -34,9 +38,11 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """Forward each request to a real transport and write the exchange to a payload file.
 
     Files are named `NNNN-<method>-<path>.json`, numbered after those already in `directory`.
-    Credentials never reach the file: secret-named headers, query parameters and cookies, and
-    secret keys inside JSON bodies, are `REDACTED`, and any value redacted there is scrubbed
-    from the whole file too. A streamed response is written when it is closed.
+    Credentials never reach the file: secret-named headers, query parameters, form fields and
+    cookies, secret keys inside request and response bodies and SSE events (`api_key`,
+    `accessToken`, `client_secret`, ...), and URL credentials inside any text are `REDACTED`,
+    and any value redacted there is scrubbed from the whole file too. A streamed response is
+    written when it is closed.
 
     Example:
         >>> http = httpx2.Client(transport=RecordingTransport("recordings"))  # doctest: +SKIP
@@ -95,9 +101,10 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         meta = self._meta(response, secrets)
         if meta["content_type"].startswith("text/event-stream"):
             events, names, done = parse_sse(body.decode("utf-8", errors="replace"))
+            events = [redact_value(event, secrets) for event in events]
             meta.update(events=events, sse_event_names=names, sse_done=done)
         else:
-            meta["body"] = json_or_text(body)
+            meta["body"] = redact_value(json_or_text(body), secrets)
         self._write(summary, meta, secrets)
 
     def _rebuild(self, lib: ModuleType, request: Any, response: Any, **content: Any) -> Any:

@@ -108,3 +108,40 @@ def test_redacted_form_requests_replay_by_request(tmp_path: Path, kind: str) -> 
     with httpx.Client(transport=transport) as client:
         assert send(client).json() == REPLY
     assert transport.misses == []
+
+
+def test_a_secret_in_a_response_body_is_redacted(tmp_path: Path) -> None:
+    """The realtime session's `client_secret.value` is redacted; the SDK still reads the replay."""
+    import httpx2
+    import openai
+
+    session = {"id": "sess_1", "object": "realtime.session", "model": "gpt-realtime",
+               "client_secret": {"value": f"ek_{SECRET}", "expires_at": 1700000000}}  # fmt: skip
+    live = httpx2.MockTransport(lambda request: httpx2.Response(200, json=session))
+    recorder = stopkit.RecordingTransport(tmp_path, wrapped=live)
+    client = openai.OpenAI(api_key="sk-test", http_client=httpx2.Client(transport=recorder))
+    assert client.beta.realtime.sessions.create(model="gpt-realtime").client_secret.value == (
+        f"ek_{SECRET}"
+    )  # the caller gets the real reply
+    assert SECRET not in recorder.written[0].read_text()
+    replay = httpx2.Client(transport=stopkit.ReplayTransport(tmp_path))
+    offline = openai.OpenAI(api_key="sk-test", http_client=replay, max_retries=0)
+    replayed = offline.beta.realtime.sessions.create(model="gpt-realtime")
+    assert (replayed.client_secret.value, replayed.client_secret.expires_at) == (
+        "REDACTED", 1700000000,
+    )  # fmt: skip
+
+
+def test_secrets_in_server_sent_events_are_redacted(tmp_path: Path) -> None:
+    """Each recorded SSE event is redacted like a body: secret keys, and URLs inside text."""
+    events = [
+        {"type": "session.created", "session": {"client_secret": {"value": SECRET}}},
+        {"type": "text.delta", "delta": f"see https://a.blob.core.windows.net/x?sv=1&sig={SECRET}"},
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    stream = httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+    recorded = _record(tmp_path, lambda c: c.get("https://x.test/v1/events").read(), stream)
+    assert recorded["response"]["events"] == [
+        {"type": "session.created", "session": {"client_secret": {"value": "REDACTED"}}},
+        {"type": "text.delta", "delta": "see https://a.blob.core.windows.net/x?sv=1&sig=REDACTED"},
+    ]
