@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -29,6 +28,7 @@ import httpx
 
 from stopkit._secrets import redact_value
 from stopkit.record._redact import REDACTED, WIRE, redact_headers, redact_request
+from stopkit.record._tee import tee_stream
 from stopkit.record._wire import json_or_text, library_of, parse_sse
 
 __all__ = ["RecordingTransport"]
@@ -37,12 +37,15 @@ __all__ = ["RecordingTransport"]
 class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """Forward each request to a real transport and write the exchange to a payload file.
 
-    Files are named `NNNN-<method>-<path>.json`, numbered after those already in `directory`.
+    Files are named `NNNN-<method>-<path>.json`, numbered after those already in `directory`;
+    a file is never overwritten (each is created exclusively, so recorders sharing a folder,
+    in one process or several, take the next free number).
     Credentials never reach the file: secret-named headers, query parameters, form fields and
     cookies, secret keys inside request and response bodies and SSE events (`api_key`,
     `accessToken`, `client_secret`, ...), and URL credentials inside any text are `REDACTED`,
     and any value redacted there is scrubbed from the whole file too. A streamed response is
-    written when it is closed.
+    written when it ends or is closed; one left early (`break` inside `with`, `.close()`) is
+    written with the events read, marked `closed_early`, and the real response is closed.
 
     Example:
         >>> http = httpx2.Client(transport=RecordingTransport("recordings"))  # doctest: +SKIP
@@ -82,11 +85,17 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         slug = "".join(
             c if c.isalnum() or c in "._" else "-" for c in urlsplit(request["url"]).path
         )
+        tail = f"-{request['method'].lower()}-{slug.strip('-')[:60]}.json"
         with self._lock:
-            self._count += 1
-            name = f"{self._count:04d}-{request['method'].lower()}-{slug.strip('-')[:60]}.json"
-            path = self.directory / name
-            path.write_text(text + "\n", encoding="utf-8")
+            while True:  # exclusive create: another recorder (or process) may own a number
+                self._count += 1
+                path = self.directory / f"{self._count:04d}{tail}"
+                try:
+                    with path.open("x", encoding="utf-8") as file:
+                        file.write(text + "\n")
+                except FileExistsError:
+                    continue
+                break
             self.written.append(path)
 
     def _meta(self, response: Any, secrets: set[str]) -> dict[str, Any]:
@@ -96,9 +105,19 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             "headers": redact_headers(response.headers, secrets, response=True),
         }
 
-    def _record(self, request: Any, response: Any, body: bytes, secrets: set[str]) -> None:
+    def _record(
+        self,
+        request: Any,
+        response: Any,
+        body: bytes,
+        secrets: set[str],
+        *,
+        closed_early: bool = False,
+    ) -> None:
         summary = redact_request(request, secrets)
         meta = self._meta(response, secrets)
+        if closed_early:  # the caller left the stream: the events are those it read
+            meta["closed_early"] = True
         if meta["content_type"].startswith("text/event-stream"):
             events, names, done = parse_sse(body.decode("utf-8", errors="replace"))
             events = [redact_value(event, secrets) for event in events]
@@ -117,53 +136,37 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             **content,
         )
 
+    def _stream(self, request: Any, response: Any, secrets: set[str], is_async: bool) -> Any:
+        def write(body: bytes, ended: bool) -> None:
+            self._record(request, response, body, secrets, closed_early=not ended)
+
+        lib = library_of(request)
+        stream = tee_stream(lib, response, write, is_async=is_async)
+        return self._rebuild(lib, request, response, stream=stream)
+
     def handle_request(self, request: Any) -> Any:
         """Send `request` through the real transport and record the exchange."""
         request.read()
         response = self._forward_to(request, False).handle_request(request)
         secrets: set[str] = set()
-        if not response.headers.get("content-type", "").startswith("text/event-stream"):
-            body = response.read()
-            response.close()
-            self._record(request, response, body, secrets)
-            return self._rebuild(library_of(request), request, response, content=body)
-
-        chunks: list[bytes] = []
-
-        def tee() -> Iterator[bytes]:
-            try:
-                for chunk in response.iter_bytes():
-                    chunks.append(chunk)
-                    yield chunk
-            finally:
-                response.close()
-                self._record(request, response, b"".join(chunks), secrets)
-
-        return self._rebuild(library_of(request), request, response, content=tee())
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return self._stream(request, response, secrets, False)
+        body = response.read()
+        response.close()
+        self._record(request, response, body, secrets)
+        return self._rebuild(library_of(request), request, response, content=body)
 
     async def handle_async_request(self, request: Any) -> Any:
         """Send `request` through the real async transport and record the exchange."""
         await request.aread()
         response = await self._forward_to(request, True).handle_async_request(request)
         secrets: set[str] = set()
-        if not response.headers.get("content-type", "").startswith("text/event-stream"):
-            body = await response.aread()
-            await response.aclose()
-            self._record(request, response, body, secrets)
-            return self._rebuild(library_of(request), request, response, content=body)
-
-        chunks: list[bytes] = []
-
-        async def tee() -> AsyncIterator[bytes]:
-            try:
-                async for chunk in response.aiter_bytes():
-                    chunks.append(chunk)
-                    yield chunk
-            finally:
-                await response.aclose()
-                self._record(request, response, b"".join(chunks), secrets)
-
-        return self._rebuild(library_of(request), request, response, content=tee())
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return self._stream(request, response, secrets, True)
+        body = await response.aread()
+        await response.aclose()
+        self._record(request, response, body, secrets)
+        return self._rebuild(library_of(request), request, response, content=body)
 
     def close(self) -> None:
         """Close the transports this one opened (a `wrapped` transport is the caller's)."""
