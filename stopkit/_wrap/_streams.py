@@ -1,28 +1,37 @@
 """Stream proxies for `stopkit.wrap`: the SDK's own stream, watched on the way through.
 
-Each proxy yields the very events the SDK yields, feeds each one to the adapter's accumulator,
-and reports the `Stop` once: when the stream ends, or (as `stream_incomplete`) when it is closed,
-left or broken before its terminal event. Everything else is the SDK object's own attribute.
+Each proxy yields the very events the SDK yields, feeds the wire events among them to the
+adapter's accumulator, and reports the `Stop`s once: when the stream ends, or (as
+`stream_incomplete`) when it is closed, left or broken before its terminal event. The SDKs'
+helper streams (anthropic `MessageStream`, openai `ChatCompletionStream` / `ResponseStream`)
+are read through the proxy by their own helpers too (`until_done`, `get_final_*`,
+`text_stream`), so that every way of reading them is watched. Everything else is the SDK
+object's own attribute.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Callable, Iterator
-from types import TracebackType
 from typing import Any
 
-from stopkit._adapter import StreamAccumulator
-from stopkit._errors import error_for
-from stopkit._stop import Stop, StopReason
+from stopkit._registry import get_adapter
+from stopkit._stop import Stop
+from stopkit._wrap._proxy import Passthrough
+from stopkit._wrap._report import Settings, finish_reason_stops
 
 __all__ = [
-    "AsyncMessageStreamProxy",
+    "AnthropicHelperStream",
+    "AsyncAnthropicHelperStream",
+    "AsyncHelperStream",
     "AsyncStreamProxy",
-    "MessageStreamManagerProxy",
-    "MessageStreamProxy",
-    "Settings",
+    "HelperStream",
+    "ManagerProxy",
     "StreamProxy",
     "Watch",
+    "anthropic_wire_event",
+    "chat_helper_chunk",
+    "stream_proxy",
 ]
 
 # The anthropic MessageStream helper also yields derived events (`text`, `input_json`,
@@ -41,102 +50,84 @@ ANTHROPIC_WIRE_EVENTS = frozenset(
     }
 )
 
+Extract = Callable[[Any], Any]
+"""From an event a stream yields, the wire event to feed (None: a derived event, skipped)."""
 
-class Settings:
-    """What a wrapped client does with each `Stop`: call `on_stop`, raise on some reasons."""
 
-    __slots__ = ("on_stop", "raise_on")
+def anthropic_wire_event(event: Any) -> Any:
+    """The event itself when it is a raw anthropic wire event, else None."""
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    return event if kind in ANTHROPIC_WIRE_EVENTS else None
 
-    def __init__(
-        self, on_stop: Callable[[Stop], object] | None, raise_on: frozenset[StopReason]
-    ) -> None:
-        self.on_stop = on_stop
-        self.raise_on = raise_on
 
-    def report(self, stop: Stop, *, may_raise: bool = True) -> Stop:
-        """Hand `stop` to `on_stop`, then raise its typed error if its reason is in `raise_on`."""
-        if self.on_stop is not None:
-            self.on_stop(stop)
-        if may_raise and stop.reason in self.raise_on:
-            raise error_for(stop)
-        return stop
+def chat_helper_chunk(event: Any) -> Any:
+    """The chunk of an openai `ChatCompletionStream` `chunk` event, else None.
+
+    Source: openai/lib/streaming/chat/_events.py (`ChunkEvent`: `type="chunk"`, `chunk`).
+    """
+    return event.chunk if getattr(event, "type", None) == "chunk" else None
 
 
 class Watch:
-    """One stream's accumulator and whether its `Stop` was reported yet."""
+    """One stream's accumulator and the `Stop`s it reported (None until it did)."""
 
-    __slots__ = ("accumulator", "keep", "settings", "stop")
+    __slots__ = ("accumulator", "adapter", "extract", "reply", "settings", "stops")
 
-    def __init__(
-        self,
-        accumulator: StreamAccumulator,
-        settings: Settings,
-        keep: Callable[[Any], bool] | None = None,
-    ) -> None:
-        self.accumulator = accumulator
+    def __init__(self, adapter: str, settings: Settings, extract: Extract | None = None) -> None:
+        self.adapter = adapter
+        self.accumulator = get_adapter(adapter).stream()
         self.settings = settings
-        self.keep = keep
-        self.stop: Stop | None = None
+        self.extract = extract
+        self.stops: tuple[Stop, ...] | None = None
+        self.reply: Any = None
+        """What the caller holds (the stream proxy): attached to an error `on_stop` raises."""
 
     def feed(self, event: Any) -> None:
         """Give one event to the accumulator (unless it is a derived, non-wire event)."""
-        if self.stop is None and (self.keep is None or self.keep(event)):
-            self.accumulator.feed(event)
+        if self.stops is None:
+            wire = event if self.extract is None else self.extract(event)
+            if wire is not None:
+                self.accumulator.feed(wire)
 
     def finish(self, *, may_raise: bool = True) -> None:
-        """Report the stream's `Stop` once; later calls do nothing."""
-        if self.stop is None:
-            self.stop = self.accumulator.result()
-            self.settings.report(self.stop, may_raise=may_raise)
+        """Report the stream's `Stop`s (one per choice) once; later calls do nothing."""
+        if self.stops is None:
+            results = getattr(self.accumulator, "results", None)
+            stops = tuple(results()) if results is not None else (self.accumulator.result(),)
+            self.stops = stops
+            self.settings.report(stops, self.reply, may_raise=may_raise)
 
     def ended(self, error: BaseException) -> None:
-        """Report the `Stop` when reading the stream raised `error`.
+        """Report the `Stop`s when reading the stream raised `error`.
 
         The stream's own end (`StopIteration`, `StopAsyncIteration`) may raise the `Stop`'s
-        typed error; a broken read may not, so that the caller sees what broke it.
+        typed error; a broken read may not, so that the caller sees what broke it. An openai
+        helper stopping on a `length`/`content_filter` chunk reports the completion it carries.
         """
+        if self.stops is not None:
+            return
+        stops = finish_reason_stops(error, self.adapter)
+        if stops is not None:
+            self.stops = stops
+            self.settings.report(stops, self.reply, cause=error)
+            return
         self.finish(may_raise=isinstance(error, StopIteration | StopAsyncIteration))
 
 
-def _is_wire_event(event: Any) -> bool:
-    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
-    return kind in ANTHROPIC_WIRE_EVENTS
+class _Base(Passthrough):
+    """A watched SDK stream (or helper manager); `__wrapped__` is the SDK object."""
 
-
-def _is_text_delta(event: Any) -> bool:
-    """Whether an anthropic `MessageStream` event carries a text delta (for `text_stream`)."""
-    return bool(event.type == "content_block_delta" and event.delta.type == "text_delta")
-
-
-class _Base:
-    """Attribute pass-through shared by the proxies; `__wrapped__` is the SDK object."""
-
-    __wrapped__: Any
     _watch: Watch
 
     def __init__(self, wrapped: Any, watch: Watch) -> None:
-        self.__wrapped__ = wrapped
+        super().__init__(wrapped)
         self._watch = watch
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "__wrapped__":  # not set yet (copying, unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.__wrapped__, name)
-
-    @property  # type: ignore[misc]
-    def __class__(self) -> type:  # so that isinstance(proxy, openai.Stream) still holds
-        return type(self.__wrapped__)
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(dir(self.__wrapped__)) | set(super().__dir__()))
-
-    def __repr__(self) -> str:
-        return f"<stopkit-watched {self.__wrapped__!r}>"
+        watch.reply = self
 
     @property
     def stop(self) -> Stop | None:
-        """The `Stop` reported for this stream, or None while it is still open."""
-        return self._watch.stop
+        """The `Stop` reported for this stream (its first choice), or None while it is open."""
+        return None if self._watch.stops is None else self._watch.stops[0]
 
 
 class StreamProxy(_Base):
@@ -166,20 +157,15 @@ class StreamProxy(_Base):
             enter()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: Any) -> None:
         try:
             exit_ = getattr(self.__wrapped__, "__exit__", None)
             if exit_ is not None:
-                exit_(exc_type, exc, tb)
+                exit_(*exc)
             else:
                 self._close_wrapped()
         finally:
-            self._watch.finish(may_raise=exc_type is None)
+            self._watch.finish(may_raise=exc[0] is None)
 
     def _close_wrapped(self) -> None:
         close = getattr(self.__wrapped__, "close", None)
@@ -221,20 +207,15 @@ class AsyncStreamProxy(_Base):
             await enter()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: Any) -> None:
         try:
             exit_ = getattr(self.__wrapped__, "__aexit__", None)
             if exit_ is not None:
-                await exit_(exc_type, exc, tb)
+                await exit_(*exc)
             else:
                 await self._close_wrapped()
         finally:
-            self._watch.finish(may_raise=exc_type is None)
+            self._watch.finish(may_raise=exc[0] is None)
 
     async def _close_wrapped(self) -> None:
         close = getattr(self.__wrapped__, "close", None) or getattr(
@@ -257,8 +238,79 @@ class AsyncStreamProxy(_Base):
         await self.close()
 
 
-class MessageStreamProxy(StreamProxy):
-    """anthropic's `MessageStream` helper, watched: its text and final-message helpers too."""
+def stream_proxy(stream: Any, watch: Watch) -> StreamProxy | AsyncStreamProxy:
+    """Return the proxy for an SDK stream: async when it is an async iterable."""
+    if hasattr(type(stream), "__aiter__"):
+        return AsyncStreamProxy(stream, watch)
+    return StreamProxy(stream, watch)
+
+
+def _final(proxy: Any, read: Callable[..., Any]) -> Callable[..., Any]:
+    """A helper's `get_final_*`: read the stream to its end through the proxy first."""
+
+    @functools.wraps(read)
+    def final(*args: Any, **kwargs: Any) -> Any:
+        proxy.until_done()
+        return read(*args, **kwargs)
+
+    return final
+
+
+def _afinal(proxy: Any, read: Callable[..., Any]) -> Callable[..., Any]:
+    """An async helper's `get_final_*`: read the stream to its end through the proxy first."""
+
+    @functools.wraps(read)
+    async def final(*args: Any, **kwargs: Any) -> Any:
+        await proxy.until_done()
+        return await read(*args, **kwargs)
+
+    return final
+
+
+class HelperStream(StreamProxy):
+    """An SDK helper stream (openai `ChatCompletionStream`/`ResponseStream`), watched.
+
+    Its `until_done()` and `get_final_*()` read the stream through this proxy.
+    """
+
+    def until_done(self) -> Any:
+        """Read the stream to its end; return what the SDK's `until_done` returns."""
+        for _ in self:
+            pass
+        done = self.__wrapped__.until_done()
+        return self if done is self.__wrapped__ else done
+
+    def __getattr__(self, name: str) -> Any:
+        value = super().__getattr__(name)
+        if name.startswith("get_final_") and callable(value):
+            return _final(self, value)
+        return value
+
+
+class AsyncHelperStream(AsyncStreamProxy):
+    """An async SDK helper stream, watched: `until_done()` and `get_final_*()` read through it."""
+
+    async def until_done(self) -> Any:
+        """Read the stream to its end; return what the SDK's `until_done` returns."""
+        async for _ in self:
+            pass
+        done = await self.__wrapped__.until_done()
+        return self if done is self.__wrapped__ else done
+
+    def __getattr__(self, name: str) -> Any:
+        value = super().__getattr__(name)
+        if name.startswith("get_final_") and callable(value):
+            return _afinal(self, value)
+        return value
+
+
+def _is_text_delta(event: Any) -> bool:
+    """Whether an anthropic `MessageStream` event carries a text delta (for `text_stream`)."""
+    return bool(event.type == "content_block_delta" and event.delta.type == "text_delta")
+
+
+class AnthropicHelperStream(HelperStream):
+    """anthropic's `MessageStream` helper, watched: its `text_stream` too."""
 
     def __init__(self, stream: Any, watch: Watch) -> None:
         super().__init__(stream, watch)
@@ -268,32 +320,12 @@ class MessageStreamProxy(StreamProxy):
     def text_stream(self) -> Iterator[str]:
         """The text deltas, read through this proxy so that the stream is still watched."""
         if self._text is None:
-            self._text = (
-                event.delta.text
-                for event in self
-                if _is_text_delta(event)
-            )
+            self._text = (event.delta.text for event in self if _is_text_delta(event))
         return self._text
 
-    def until_done(self) -> None:
-        """Read the stream to its end."""
-        for _ in self:
-            pass
 
-    def get_final_message(self) -> Any:
-        """Read the stream to its end and return the SDK's accumulated message."""
-        self.until_done()
-        return self.__wrapped__.get_final_message()
-
-    def get_final_text(self) -> str:
-        """Read the stream to its end and return the SDK's joined text."""
-        self.until_done()
-        text: str = self.__wrapped__.get_final_text()
-        return text
-
-
-class AsyncMessageStreamProxy(AsyncStreamProxy):
-    """anthropic's `AsyncMessageStream` helper, watched: its text and final-message helpers."""
+class AsyncAnthropicHelperStream(AsyncHelperStream):
+    """anthropic's `AsyncMessageStream` helper, watched: its `text_stream` too."""
 
     def __init__(self, stream: Any, watch: Watch) -> None:
         super().__init__(stream, watch)
@@ -303,69 +335,37 @@ class AsyncMessageStreamProxy(AsyncStreamProxy):
     def text_stream(self) -> AsyncIterator[str]:
         """The text deltas, read through this proxy so that the stream is still watched."""
         if self._text is None:
-            self._text = (
-                event.delta.text
-                async for event in self
-                if _is_text_delta(event)
-            )
+            self._text = (event.delta.text async for event in self if _is_text_delta(event))
         return self._text
 
-    async def until_done(self) -> None:
-        """Read the stream to its end."""
-        async for _ in self:
-            pass
 
-    async def get_final_message(self) -> Any:
-        """Read the stream to its end and return the SDK's accumulated message."""
-        await self.until_done()
-        return await self.__wrapped__.get_final_message()
+class ManagerProxy(_Base):
+    """A helper's context manager (`messages.stream(...)`, `chat.completions.stream(...)`, ...).
 
-    async def get_final_text(self) -> str:
-        """Read the stream to its end and return the SDK's joined text."""
-        await self.until_done()
-        text: str = await self.__wrapped__.get_final_text()
-        return text
+    Entering it gives the watched helper stream; leaving it reports the `Stop`s if the stream
+    did not end (`stream_incomplete`).
+    """
 
-
-class MessageStreamManagerProxy(_Base):
-    """anthropic's `messages.stream(...)` manager: entering it gives a watched `MessageStream`."""
-
-    def __init__(self, manager: Any, watch: Watch) -> None:
+    def __init__(
+        self, manager: Any, watch: Watch, kinds: tuple[type[HelperStream], type[AsyncHelperStream]]
+    ) -> None:
         super().__init__(manager, watch)
-        self._sync: MessageStreamProxy | None = None
-        self._async: AsyncMessageStreamProxy | None = None
+        self._kinds = kinds
 
-    def __enter__(self) -> MessageStreamProxy:
-        self._sync = MessageStreamProxy(self.__wrapped__.__enter__(), self._watch)
-        return self._sync
+    def __enter__(self) -> HelperStream:
+        return self._kinds[0](self.__wrapped__.__enter__(), self._watch)
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: Any) -> None:
         try:
-            self.__wrapped__.__exit__(exc_type, exc, tb)
+            self.__wrapped__.__exit__(*exc)
         finally:
-            self._watch.finish(may_raise=exc_type is None)
+            self._watch.finish(may_raise=exc[0] is None)
 
-    async def __aenter__(self) -> AsyncMessageStreamProxy:
-        self._async = AsyncMessageStreamProxy(await self.__wrapped__.__aenter__(), self._watch)
-        return self._async
+    async def __aenter__(self) -> AsyncHelperStream:
+        return self._kinds[1](await self.__wrapped__.__aenter__(), self._watch)
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: Any) -> None:
         try:
-            await self.__wrapped__.__aexit__(exc_type, exc, tb)
+            await self.__wrapped__.__aexit__(*exc)
         finally:
-            self._watch.finish(may_raise=exc_type is None)
-
-
-def anthropic_wire_events_only() -> Callable[[Any], bool]:
-    """Return the filter that keeps the raw wire events of an anthropic `MessageStream`."""
-    return _is_wire_event
+            self._watch.finish(may_raise=exc[0] is None)
