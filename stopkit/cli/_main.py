@@ -9,13 +9,13 @@ A sub-command is a module with `register(commands)`, which adds its parser and s
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import stopkit
 from stopkit.cli import _demo, _normalize, _table
-from stopkit.cli._output import EXIT_OK
+from stopkit.cli._output import Pipe
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="stopkit",
         description="Why did the model stop? Normalize LLM replies onto one closed set of reasons.",
     )
+    parser.add_argument("--version", action="version", version=f"stopkit {stopkit.__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for register in COMMANDS:
         register(commands)
@@ -41,10 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `stopkit` command line; return its exit status."""
     args = build_parser().parse_args(argv)
-    try:
-        status: int = args.run(args, sys.stdout, sys.stderr)
-    except BrokenPipeError:  # `stopkit normalize dir | head`: the reader left; not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+    out = Pipe(sys.stdout)
+    status: int = args.run(args, out, sys.stderr)
+    out.flush()
     return status

@@ -23,9 +23,18 @@ from stopkit._normalize import normalize
 from stopkit._stop import Stop
 from stopkit._stream import iter_events, normalize_stream
 
-__all__ = ["SUFFIXES", "Payload", "load_payload", "load_payloads", "payload_from_value"]
+__all__ = [
+    "STREAM_SUFFIXES",
+    "SUFFIXES",
+    "Payload",
+    "load_payload",
+    "load_payloads",
+    "payload_from_bytes",
+    "payload_from_value",
+]
 
 SUFFIXES = (".json", ".sse", ".txt", ".jsonl", ".ndjson")
+STREAM_SUFFIXES = (".sse", ".txt", ".jsonl", ".ndjson")
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,7 @@ class Payload:
 
 
 def payload_from_value(value: Any, path: Path | None) -> Payload:
+    """Read a payload from its parsed JSON: a case file, a recorded exchange, a bare reply."""
     if isinstance(value, list):
         return Payload(path, events=value)
     if not isinstance(value, dict):
@@ -92,6 +102,29 @@ def payload_from_value(value: Any, path: Path | None) -> Payload:
     return Payload(path, reply=value)
 
 
+def payload_from_bytes(data: bytes, path: Path | None = None) -> Payload:
+    """Read a payload from its bytes; `path` (None: standard input) says how by its suffix.
+
+    A `.sse`/`.txt`/`.jsonl`/`.ndjson` file is a raw stream; any other file is JSON; bytes
+    without a path are JSON when they parse, else a raw stream. A UTF-8 byte order mark
+    (Windows editors write one) is skipped.
+
+    Example:
+        >>> payload_from_bytes(b'{"reply": {"stop_reason": "end_turn"}}').reply
+        {'stop_reason': 'end_turn'}
+    """
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if path is not None and path.suffix in STREAM_SUFFIXES:
+        return Payload(path, events=list(iter_events(data)))
+    try:
+        value = from_json(data)
+    except ValueError as exc:
+        if path is None:  # not one JSON document: a raw SSE or newline-delimited JSON stream
+            return Payload(None, events=list(iter_events(data)))
+        raise ValueError(f"{path}: not valid JSON: {exc}") from None
+    return payload_from_value(value, path)
+
+
 def load_payload(path: str | Path) -> Payload:
     """Read one payload file (a case file, a recorded exchange, a bare reply or a stream).
 
@@ -100,14 +133,7 @@ def load_payload(path: str | Path) -> Payload:
         False
     """
     path = Path(path)
-    data = path.read_bytes()
-    if path.suffix in (".sse", ".txt", ".jsonl", ".ndjson"):
-        return Payload(path, events=list(iter_events(data)))
-    try:
-        value = from_json(data)
-    except ValueError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc}") from None
-    return payload_from_value(value, path)
+    return payload_from_bytes(path.read_bytes(), path)
 
 
 def load_payloads(folder: str | Path, pattern: str = "*") -> list[Payload]:

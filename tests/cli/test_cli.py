@@ -107,3 +107,103 @@ def test_demo_runs_offline_to_the_end() -> None:
                   "escalated: filtered (refusal)", "-> paused", "escalated: unknown",
                   "ended: completed", "ended: filtered", "ended: unknown"):  # fmt: skip
         assert shown in out, shown
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """`stopkit --version` prints the version and exits 0."""
+    import stopkit
+
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.strip() == f"stopkit {stopkit.__version__}"
+
+
+def test_errors_go_to_stderr_and_a_summary_ends_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Standard output holds the replies only; unreadable files and the summary go to stderr."""
+    (tmp_path / "a.json").write_text(json.dumps(_reply("stop")))
+    (tmp_path / "b.json").write_text(json.dumps(_reply("stop")))
+    (tmp_path / "c.json").write_text(json.dumps(_reply("brand_new_value")))
+    (tmp_path / "d.json").write_text("{not json")
+    code = main(["normalize", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == EXIT_UNREADABLE
+    assert "d.json" not in out
+    assert "a.json" in out
+    assert f"stopkit: {tmp_path / 'd.json'}: not valid JSON" in err
+    assert err.strip().splitlines()[-1] == (
+        "stopkit: 3 replies: 2 completed, 1 unknown; 1 file unreadable"
+    )
+    code = main(["normalize", "--json", str(tmp_path / "a.json")])
+    out, err = capsys.readouterr()
+    assert json.loads(out)[0]["stop"]["reason"] == "completed"  # stdout stays pure JSON
+    assert err.strip() == "stopkit: 1 reply: 1 completed"
+
+
+def test_an_unknown_adapter_is_a_usage_error_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--adapter` naming no adapter exits 2 with one usage error, before any file is read."""
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text(json.dumps(_reply("stop")))
+    with pytest.raises(SystemExit) as caught:
+        main(["normalize", "--adapter", "openai.chatt", str(tmp_path)])
+    assert caught.value.code == EXIT_UNREADABLE
+    err = capsys.readouterr().err
+    assert err.count("no adapter named 'openai.chatt'") == 1
+    assert "usage: stopkit normalize" in err
+
+
+def test_a_reader_that_leaves_early_keeps_the_exit_status() -> None:
+    """`stopkit normalize dir | head -1` exits with the status the replies call for (1)."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "stopkit", "normalize", str(PAYLOADS)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as run:  # fmt: skip
+        assert run.stdout is not None
+        assert run.stderr is not None
+        run.stdout.readline()
+        run.stdout.close()  # the reader leaves, as `head -1` does
+        err = run.stderr.read().decode()
+        assert run.wait(timeout=120) == EXIT_UNKNOWN, err
+    assert "Traceback" not in err
+    assert "replies:" in err  # the run went on to the end
+
+
+def test_input_over_the_size_limit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file, stdin or an endless device over `--max-size` exits 2 with a message."""
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({**_reply("stop"), "pad": "x" * 3000}))
+    code = main(["normalize", "--max-size", "2KB", str(big)])
+    assert code == EXIT_UNREADABLE
+    assert "over the size limit (2000 bytes)" in capsys.readouterr().err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(big.read_bytes())))
+    assert main(["normalize", "--max-size", "2KB", "-"]) == EXIT_UNREADABLE
+    assert "over the size limit" in capsys.readouterr().err
+    if Path("/dev/zero").exists():
+        assert main(["normalize", "--max-size", "1MB", "/dev/zero"]) == EXIT_UNREADABLE
+        assert "over the size limit (1000000 bytes)" in capsys.readouterr().err
+
+
+def test_the_default_size_limit_is_100_mb() -> None:
+    """Without `--max-size`, input is limited to 100 MB."""
+    from stopkit.cli._main import build_parser
+
+    args = build_parser().parse_args(["normalize", "x.json"])
+    assert args.max_size == 100_000_000
+
+
+def test_a_utf8_byte_order_mark_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply saved with a UTF-8 byte order mark (Windows editors) is read like any other."""
+    body = b"\xef\xbb\xbf" + json.dumps(_reply("length")).encode()
+    (tmp_path / "bom.json").write_bytes(body)
+    assert main(["normalize", "--json", str(tmp_path / "bom.json")]) == EXIT_OK
+    assert json.loads(capsys.readouterr().out)[0]["stop"]["reason"] == "output_limit"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+    assert main(["normalize", "--json", "-"]) == EXIT_OK
