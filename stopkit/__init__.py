@@ -12,33 +12,27 @@ Example:
 
 from typing import TYPE_CHECKING
 
-from stopkit._adapter import Adapter, StreamAccumulator
-from stopkit._errors import (
-    AdapterNotFound,
-    FilteredReply,
-    ModelCallError,
-    NoRecording,
-    PausedReply,
-    StopkitError,
-    StopReasonError,
-    TruncatedReply,
-    UnknownStopReason,
-    UnsupportedReply,
-)
 from stopkit._lazy import lazy_exports
-from stopkit._normalize import detect, normalize, normalize_all
-from stopkit._registry import (
-    get_adapter,
-    register_adapter,
-    registered_adapters,
-    unregister_adapter,
-)
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit._stream import anormalize_stream, normalize_stream
 
-if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import stopkit` does not
-    # The loop driver, its handlers and `wrap` are imported on first use too: `import stopkit`
-    # for `normalize` alone costs ~18 ms less (measured in benchmarks/).
+if TYPE_CHECKING:
+    # Every name is imported on first use (PEP 562, see _LAZY_MODULES): `import stopkit` loads
+    # no module of stopkit, so that the pytest plugin, imported by every pytest run where
+    # stopkit is installed, costs nothing when unused; `stopkit.normalize` then loads the core
+    # (~65 ms, pydantic's BaseModel the most), the loop, `wrap` and the transports (httpx)
+    # load only when used.
+    from stopkit._adapter import Adapter, StreamAccumulator
+    from stopkit._errors import (
+        AdapterNotFound,
+        FilteredReply,
+        ModelCallError,
+        NoRecording,
+        PausedReply,
+        StopkitError,
+        StopReasonError,
+        TruncatedReply,
+        UnknownStopReason,
+        UnsupportedReply,
+    )
     from stopkit._handlers import (
         DEFAULT_HANDLERS,
         Action,
@@ -58,6 +52,7 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         run_tool_calls,
     )
     from stopkit._loop import Loop, LoopSettings, arun_loop, run_loop
+    from stopkit._normalize import detect, normalize, normalize_all
     from stopkit._outcome import (
         Escalated,
         Escalation,
@@ -72,7 +67,15 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         ToolRun,
         TurnStarted,
     )
+    from stopkit._registry import (
+        get_adapter,
+        register_adapter,
+        registered_adapters,
+        unregister_adapter,
+    )
     from stopkit._retry import RetryPolicy
+    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+    from stopkit._stream import anormalize_stream, normalize_stream
     from stopkit._wrap import wrap
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._replay import ReplayTransport
@@ -145,6 +148,16 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
 ]
 
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    "_adapter": ("Adapter", "StreamAccumulator"),
+    "_errors": (
+        "AdapterNotFound", "FilteredReply", "ModelCallError", "NoRecording", "PausedReply",
+        "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
+        "UnsupportedReply",
+    ),
+    "_normalize": ("detect", "normalize", "normalize_all"),
+    "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
+    "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult"),
+    "_stream": ("anormalize_stream", "normalize_stream"),
     "_handlers": (
         "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",
         "LoopContext", "Retry", "ask_for_shorter", "escalate_filtered", "escalate_unknown",

@@ -23,7 +23,7 @@ from stopkit._errors import AdapterNotFound, StopkitError
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
 from stopkit.cli._output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE, paint, use_colour
-from stopkit.record._payloads import SUFFIXES, payload_from_bytes
+from stopkit.record._payloads import payload_files, payload_from_bytes
 
 __all__ = ["register"]
 
@@ -93,7 +93,7 @@ def _read(target: str, limit: int) -> bytes:
 def _paths(target: str) -> list[str]:
     path = Path(target)
     if target != "-" and path.is_dir():
-        return [str(p) for p in sorted(path.rglob("*")) if p.is_file() and p.suffix in SUFFIXES]
+        return [str(p) for p in payload_files(path)]
     return [target]
 
 

@@ -19,7 +19,9 @@ from typing import Any
 from pydantic_core import from_json
 
 from stopkit._adapter import Adapter
+from stopkit._errors import UnsupportedReply
 from stopkit._normalize import normalize
+from stopkit._registry import get_adapter
 from stopkit._stop import Stop
 from stopkit._stream import iter_events, normalize_stream
 
@@ -27,8 +29,10 @@ __all__ = [
     "STREAM_SUFFIXES",
     "SUFFIXES",
     "Payload",
+    "is_payload_file",
     "load_payload",
     "load_payloads",
+    "payload_files",
     "payload_from_bytes",
     "payload_from_value",
 ]
@@ -71,10 +75,23 @@ class Payload:
         return self.path.name if self.path is not None else "<inline>"
 
     def stop(self, *, adapter: str | Adapter | None = None) -> Stop:
-        """Return this payload's `Stop` (through `normalize_stream` for a stream)."""
-        if self.events is not None:
-            return normalize_stream(self.events, adapter=adapter)
-        return normalize(self.reply, adapter=adapter)
+        """Return this payload's `Stop` (through `normalize_stream` for a stream).
+
+        A stream read with an adapter that has no `stream()` raises `UnsupportedReply` saying
+        so (adapters may leave streaming out).
+        """
+        if self.events is None:
+            return normalize(self.reply, adapter=adapter)
+        if adapter is not None:
+            chosen = get_adapter(adapter)
+            if not callable(getattr(chosen, "stream", None)):
+                raise UnsupportedReply(
+                    self.events,
+                    [chosen.name],
+                    f"{self.name} is a stream, and adapter {chosen.name!r} has no stream() to "
+                    "read one: give it a stream() accumulator, or keep its payloads replies",
+                )
+        return normalize_stream(self.events, adapter=adapter)
 
 
 def payload_from_value(value: Any, path: Path | None) -> Payload:
@@ -139,8 +156,9 @@ def load_payload(path: str | Path) -> Payload:
 def load_payloads(folder: str | Path, pattern: str = "*") -> list[Payload]:
     """Read every payload file under `folder` (recursively), sorted by path.
 
-    Files whose suffix is not a payload suffix (`.json`, `.sse`, `.txt`, `.jsonl`, `.ndjson`)
-    are skipped; `pattern` narrows the file names (a glob, e.g. `"*.stream.json"`).
+    Files that are not payloads are skipped (another suffix than `.json`, `.sse`, `.txt`,
+    `.jsonl`, `.ndjson`, or a `.txt` of prose such as a `README.txt`); `pattern` narrows the
+    file names (a glob, e.g. `"*.stream.json"`).
 
     Example:
         >>> [p.name for p in load_payloads("tests/payloads/gemini")][:1]  # doctest: +SKIP
@@ -149,5 +167,32 @@ def load_payloads(folder: str | Path, pattern: str = "*") -> list[Payload]:
     folder = Path(folder)
     if not folder.is_dir():
         raise FileNotFoundError(f"no payload folder at {folder}")
-    paths = sorted(p for p in folder.rglob(pattern) if p.is_file() and p.suffix in SUFFIXES)
-    return [load_payload(p) for p in paths]
+    return [load_payload(p) for p in payload_files(folder, pattern)]
+
+
+# How a raw stream file starts (after blank lines): an SSE field, a comment, or a JSON value.
+_STREAM_STARTS = (b"data:", b"event:", b"id:", b"retry:", b":", b"{", b"[")
+
+
+def is_payload_file(path: Path) -> bool:
+    """Say whether a file in a payload folder is a payload, not notes kept beside them.
+
+    By suffix (`.json`, `.sse`, `.txt`, `.jsonl`, `.ndjson`), and for `.txt` by how it
+    starts: a `README.txt` is prose, a raw stream starts with an SSE field or JSON.
+
+    Example:
+        >>> is_payload_file(Path("payloads/README.md"))
+        False
+    """
+    if path.suffix not in SUFFIXES:
+        return False
+    if path.suffix != ".txt":
+        return True
+    with path.open("rb") as file:
+        head = file.read(256).removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head.startswith(_STREAM_STARTS)
+
+
+def payload_files(folder: Path, pattern: str = "*") -> list[Path]:
+    """Return the payload files under `folder` (recursively), sorted, notes left out."""
+    return sorted(p for p in folder.rglob(pattern) if p.is_file() and is_payload_file(p))
