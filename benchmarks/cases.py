@@ -324,12 +324,17 @@ def _reference_cases() -> list[Case]:
         return lambda: Result("completed", "end_turn", "anthropic", None, "", (), None, None,
                               (), {}, None)
 
-    def fast_stop() -> Work:
-        from stopkit._stop import StopReason
-        from stopkit.adapters._common import make_stop
+    def bare_stop() -> Work:
+        from stopkit._stop import StopReason, _fast_stop
 
-        return lambda: make_stop(StopReason.COMPLETED, provider="anthropic", raw={},
-                                 raw_reason="end_turn")
+        def build() -> Any:
+            return _fast_stop({
+                "reason": StopReason.COMPLETED, "raw_reason": "end_turn", "provider": "anthropic",
+                "detail": None, "text": "", "tool_calls": (), "refusal": None,
+                "stop_sequence": None, "notes": (), "usage": None, "details": {}, "raw": {},
+            })
+
+        return build
 
     def model_construct() -> Work:
         from stopkit._stop import Stop, StopReason
@@ -341,7 +346,7 @@ def _reference_cases() -> list[Case]:
         Case("reference", "a plain 11-slot object", "Result(...11 fields) with __slots__",
              slots_object, "reference"),
         Case("reference", "stopkit Stop, as adapters build it",
-             "stopkit.adapters._common.make_stop(COMPLETED, ...)", fast_stop, "reference"),
+             "stopkit._stop._fast_stop({...every field})", bare_stop, "reference_stop"),
         Case("reference", "pydantic Stop.model_construct", "Stop.model_construct(...)",
              model_construct, "reference"),
     ]

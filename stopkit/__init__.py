@@ -74,7 +74,7 @@ if TYPE_CHECKING:
         unregister_adapter,
     )
     from stopkit._retry import RetryPolicy
-    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
     from stopkit._stream import anormalize_stream, normalize_stream
     from stopkit._wrap import wrap
     from stopkit.record._recording import RecordingTransport
@@ -124,6 +124,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "TurnStarted",
     "UnknownStopReason",
     "UnsupportedReply",
+    "Usage",
     "__version__",
     "anormalize_stream",
     "arun_loop",
@@ -156,7 +157,7 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     ),
     "_normalize": ("detect", "normalize", "normalize_all"),
     "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
-    "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult"),
+    "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult", "Usage"),
     "_stream": ("anormalize_stream", "normalize_stream"),
     "_handlers": (
         "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",

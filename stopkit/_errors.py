@@ -16,7 +16,9 @@ StopkitError
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from stopkit._stop import Stop, StopReason
@@ -138,16 +140,39 @@ def error_for(stop: Stop) -> StopReasonError:
 
 
 def _describe(reply: Any, limit: int = 200) -> str:
+    """Say what `reply` is in at most about `limit` characters, in time bounded by the limit.
+
+    Only a bounded prefix of any text is ever looked at, and no `repr()` of the whole input is
+    built (a 100 MB reply must not cost a 400 MB message).
+    """
     if isinstance(reply, dict):
-        keys = ", ".join(repr(k) for k in list(reply)[:12])
-        text = f"a dict with keys [{keys}]"
+        keys = ", ".join(_SHORT.repr(k) for k in list(islice(reply, 12)))
+        more = ", ..." if len(reply) > 12 else ""
+        text = f"a dict with keys [{keys}{more}]"
         error = reply.get("error")
         if isinstance(error, dict | str):
-            text += f" — an HTTP error envelope? error={_clip(repr(error), limit)}"
+            text += f" — an HTTP error envelope? error={_SHORT.repr(error)}"
         return text
-    if isinstance(reply, str | bytes):
-        return f"{type(reply).__name__} {_clip(repr(reply), limit)}"
-    return f"{type(reply).__module__}.{type(reply).__qualname__} {_clip(repr(reply), limit)}"
+    if isinstance(reply, str | bytes | bytearray):
+        size = f" of {len(reply):,} characters" if len(reply) > limit else ""
+        return f"{type(reply).__name__}{size} {_clip(repr(reply[:limit]), limit)}"
+    kind = f"{type(reply).__module__}.{type(reply).__qualname__}"
+    if reply is None or isinstance(reply, int | float | bool):
+        return f"{kind} {reply!r}"
+    if isinstance(reply, list | tuple):
+        return f"{kind} of {len(reply)} items {_SHORT.repr(reply)}"
+    return f"a {kind} object"
+
+
+def _short_repr() -> reprlib.Repr:
+    """A `repr` that looks at a bounded part of any container or string."""
+    short = reprlib.Repr()
+    short.maxlevel, short.maxdict, short.maxlist, short.maxtuple = 2, 4, 4, 4
+    short.maxstring, short.maxother, short.maxlong = 80, 40, 40
+    return short
+
+
+_SHORT = _short_repr()
 
 
 def _clip(text: str, limit: int) -> str:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic_core import from_json
-
 from stopkit._adapter import Adapter
 from stopkit._errors import UnsupportedReply
+from stopkit._json import JSONDecodeFailed, loads
 from stopkit._registry import detect_keys, get_adapter, registered_adapters
 from stopkit._stop import Stop
 
@@ -22,14 +21,14 @@ def _decode(reply: Any) -> Any:
     """Turn a JSON body given as `str`/`bytes` into a dict; leave everything else alone."""
     if type(reply) is dict or not isinstance(reply, _TEXT):
         return reply
-    data = reply.encode() if isinstance(reply, str) else bytes(reply)
-    if data.lstrip().startswith((b"data:", b"event:")):
+    head = bytes(reply[:64]) if not isinstance(reply, str) else reply[:64].encode()
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"data:", b"event:")):
         raise UnsupportedReply(
             reply, [], "this is a server-sent event stream: use stopkit.normalize_stream()"
         )
     try:
-        return from_json(data)
-    except ValueError as exc:
+        return loads(reply)
+    except JSONDecodeFailed as exc:
         raise UnsupportedReply(reply, [], f"not valid JSON: {exc}") from None
 
 

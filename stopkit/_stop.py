@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult"]
+__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage"]
 
 
 class StopReason(StrEnum):
@@ -86,6 +86,32 @@ class ToolResult(BaseModel):
     """The tool's return value itself, untouched (not serialized)."""
 
 
+class Usage(BaseModel):
+    """Token counts of one reply, as the provider reported them (None where it did not say).
+
+    Each wire format counts its own way, and the counts are kept that way: Anthropic's
+    `input_tokens` leaves out cache reads and writes (they have their own fields); Gemini's
+    output count leaves out thinking (`reasoning_tokens`), OpenAI's includes it. A 0 the provider
+    sent stays 0; an absent count is None. The provider's own usage object is kept in
+    `Stop.details["usage"]`.
+
+    Example:
+        >>> Usage(input_tokens=12, output_tokens=40).reasoning_tokens is None
+        True
+    """
+
+    model_config = _FROZEN
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    """Tokens spent thinking, where the provider counts them apart."""
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    total_tokens: int | None = None
+    """The provider's own total, when it sends one (never computed here)."""
+
+
 class Stop(BaseModel):
     """Why one reply stopped, and everything the caller needs to act on it.
 
@@ -114,6 +140,8 @@ class Stop(BaseModel):
     stop_sequence: str | None = None
     notes: tuple[str, ...] = ()
     """Every reconciliation the adapter made, in words."""
+    usage: Usage | None = None
+    """Token counts as the provider reported them; None when the reply carries none."""
     details: dict[str, Any] = Field(default_factory=dict)
     """Provider extras worth keeping (stop_details, incomplete_details, safety ratings, ...)."""
     raw: Any = Field(default=None, exclude=True, repr=False)
@@ -129,14 +157,11 @@ class Stop(BaseModel):
 
 # Hot path: adapters build a Stop for every model call. Values they assemble are already of the
 # right types, so re-validating costs more than the reading itself (model_construct: ~3 µs,
-# this: ~0.3 µs). Only the adapters' helpers call these, with every field given. The four
-# slots pydantic's BaseModel declares are set through their own descriptors, which skips the
-# attribute lookup `object.__setattr__` does (~25 ns a slot); should a pydantic release drop a
-# slot descriptor, `object.__setattr__` stands in.
+# this: ~0.3 µs). The four slots pydantic's BaseModel declares are set through their own
+# descriptors, which skips the attribute lookup `object.__setattr__` does (~25 ns a slot);
+# should a pydantic release drop a slot descriptor, `object.__setattr__` stands in.
 _new = object.__new__
 _set = object.__setattr__
-_STOP_FIELDS = set(Stop.model_fields)
-_CALL_FIELDS = set(ToolCall.model_fields)
 
 
 def _slot_setter(name: str) -> Callable[[Any, Any], None]:
@@ -153,22 +178,53 @@ _set_fields_set = _slot_setter("__pydantic_fields_set__")
 _set_extra = _slot_setter("__pydantic_extra__")
 _set_private = _slot_setter("__pydantic_private__")
 
-
-def _fast_stop(values: dict[str, Any]) -> Stop:
-    """Build a Stop from a dict holding every field, without validation (internal)."""
-    stop = _new(Stop)
-    _set_dict(stop, values)
-    _set_fields_set(stop, _STOP_FIELDS)
-    _set_extra(stop, None)
-    _set_private(stop, None)
-    return stop
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
-def _fast_tool_call(values: dict[str, Any]) -> ToolCall:
-    """Build a ToolCall from a dict holding every field, without validation (internal)."""
-    call = _new(ToolCall)
-    _set_dict(call, values)
-    _set_fields_set(call, _CALL_FIELDS)
-    _set_extra(call, None)
-    _set_private(call, None)
-    return call
+def unvalidated(cls: type[_Model]) -> Callable[[dict[str, Any]], _Model]:
+    """Return a builder of `cls` instances from already-checked values, without validation.
+
+    Every field the values leave out gets its declared default, so a field added to the model
+    can never vanish from what a builder made (nor from its `model_dump()`); a name the model
+    does not declare, or a required field left out, raises `TypeError`. Internal: adapters'
+    values are of the right types by construction (the one `Stop` builder is
+    `stopkit.adapters._engine`).
+
+    Example:
+        >>> unvalidated(ToolCall)({"id": "c1", "name": "f"}).arguments
+        {}
+    """
+    fields = cls.model_fields
+    names = set(fields)  # shared by every instance: pydantic copies it before an update
+    count = len(fields)
+
+    def complete(values: dict[str, Any]) -> dict[str, Any]:
+        unknown = values.keys() - names
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+        out = {}
+        for name, info in fields.items():
+            if name in values:
+                out[name] = values[name]
+            elif info.is_required():
+                raise TypeError(f"{cls.__name__}.{name} is required")
+            else:
+                out[name] = info.get_default(call_default_factory=True)
+        return out
+
+    def build(values: dict[str, Any]) -> _Model:
+        if len(values) != count:  # a value for every field is the builders' usual call
+            values = complete(values)
+        obj = _new(cls)
+        _set_dict(obj, values)
+        _set_fields_set(obj, names)
+        _set_extra(obj, None)
+        _set_private(obj, None)
+        return obj
+
+    return build
+
+
+_fast_stop = unvalidated(Stop)
+_fast_tool_call = unvalidated(ToolCall)
+_fast_usage = unvalidated(Usage)

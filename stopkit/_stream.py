@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, Iterable, Iterator
 from typing import Any
 
-from pydantic_core import from_json
-
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
+from stopkit._json import JSONDecodeFailed, loads
 from stopkit._registry import get_adapter, registered_adapters
 from stopkit._stop import Stop
 
@@ -32,7 +31,8 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
         [{'a': 1}]
     """
     raw = data.encode() if isinstance(data, str) else bytes(data)
-    head = raw.lstrip()[:1]
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    head = raw[:4096].lstrip()[:1]
     if head == b"[":
         events = _parse(raw, data, "the body")
         if not isinstance(events, list):
@@ -47,8 +47,8 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
                 continue
             if cut and number == len(lines):
                 try:
-                    event = from_json(line)
-                except ValueError:
+                    event = loads(line)
+                except JSONDecodeFailed:
                     return  # the body was cut inside its last line: the stream ends before it
                 yield event
                 return
@@ -72,8 +72,8 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
 def _parse(payload: bytes | str, data: str | bytes, where: str) -> Any:
     """Parse one JSON payload of a stream body; broken JSON is an `UnsupportedReply`."""
     try:
-        return from_json(payload)
-    except ValueError as exc:
+        return loads(payload)
+    except JSONDecodeFailed as exc:
         raise UnsupportedReply(data, [], f"{where} is not valid JSON: {exc}") from None
 
 
@@ -92,11 +92,38 @@ def detect_stream(first_event: Any) -> Adapter:
     raise UnsupportedReply(first_event, tried, "not the first event of any known stream")
 
 
-def _accumulator(first_event: Any, adapter: str | Adapter | None) -> StreamAccumulator:
-    chosen = detect_stream(first_event) if adapter is None else get_adapter(adapter)
-    if not hasattr(chosen, "stream"):
-        raise TypeError(f"adapter {chosen.name!r} does not read streams (it has no stream())")
-    return chosen.stream()
+def _accumulator(events: Any, first_event: Any, adapter: str | Adapter | None) -> StreamAccumulator:
+    """A fresh accumulator of the adapter named, or of the one the first event shows."""
+    if adapter is None:
+        if first_event is _NO_EVENT:
+            raise UnsupportedReply(events, [], "an empty stream: there is nothing to read")
+        chosen = detect_stream(first_event)
+    else:
+        chosen = get_adapter(adapter)
+    stream = getattr(chosen, "stream", None)
+    if not callable(stream):
+        raise UnsupportedReply(
+            events, [chosen.name], f"adapter {chosen.name!r} does not read streams (no stream())"
+        )
+    accumulator: StreamAccumulator = stream()
+    return accumulator
+
+
+_NO_EVENT: Any = object()
+
+
+def _events(events: Any) -> Iterator[Any]:
+    """Iterate a stream given as events or as its raw body; anything else is not a stream."""
+    if isinstance(events, str | bytes | bytearray | memoryview):
+        return iter_events(events if isinstance(events, str | bytes) else bytes(events))
+    if isinstance(events, dict) or not isinstance(events, Iterable):
+        raise UnsupportedReply(
+            events,
+            [],
+            "a stream is an iterable of events or the raw stream body "
+            "(for one whole reply use stopkit.normalize())",
+        )
+    return iter(events)
 
 
 def normalize_stream(
@@ -112,16 +139,13 @@ def normalize_stream(
         >>> stopkit.normalize_stream(open("reply.sse", "rb").read()).reason  # doctest: +SKIP
         <StopReason.COMPLETED: 'completed'>
     """
-    iterator = iter_events(events) if isinstance(events, str | bytes) else iter(events)
     accumulator: StreamAccumulator | None = None
-    for event in iterator:
+    for event in _events(events):
         if accumulator is None:
-            accumulator = _accumulator(event, adapter)
+            accumulator = _accumulator(events, event, adapter)
         accumulator.feed(event)
     if accumulator is None:
-        if adapter is None:
-            raise UnsupportedReply(events, [], "an empty stream: there is nothing to read")
-        accumulator = get_adapter(adapter).stream()
+        accumulator = _accumulator(events, _NO_EVENT, adapter)
     return accumulator.result()
 
 
@@ -134,13 +158,13 @@ async def anormalize_stream(
         >>> stop = await stopkit.anormalize_stream(await client.chat.completions.create(
         ...     ..., stream=True))  # doctest: +SKIP
     """
+    if not isinstance(events, AsyncIterable):
+        raise UnsupportedReply(events, [], "not an async iterable of stream events")
     accumulator: StreamAccumulator | None = None
     async for event in events:
         if accumulator is None:
-            accumulator = _accumulator(event, adapter)
+            accumulator = _accumulator(events, event, adapter)
         accumulator.feed(event)
     if accumulator is None:
-        if adapter is None:
-            raise UnsupportedReply(events, [], "an empty stream: there is nothing to read")
-        accumulator = get_adapter(adapter).stream()
+        accumulator = _accumulator(events, _NO_EVENT, adapter)
     return accumulator.result()

@@ -44,6 +44,21 @@ def _call_problems(got: Sequence[ToolCall], want: Sequence[Any]) -> list[str]:
     return problems
 
 
+def _usage_problems(stop: Stop, wanted: Mapping[str, int | None] | None) -> list[str]:
+    if wanted is None or stop.usage is None:
+        if (wanted is None) != (stop.usage is None):
+            return [f"usage: expected {wanted!r}, got {stop.usage!r}"]
+        return []
+    problems = []
+    for key, value in wanted.items():
+        actual = getattr(stop.usage, key, _UNSET)
+        if actual is _UNSET:
+            problems.append(f"usage: a Usage has no field {key!r}")
+        elif actual != value:
+            problems.append(f"usage.{key}: expected {value!r}, got {actual!r}")
+    return problems
+
+
 def _resolve(reply_or_file: Any, adapter: str | Adapter | None) -> Stop:
     if isinstance(reply_or_file, Stop):
         return reply_or_file
@@ -73,6 +88,7 @@ def assert_stop(
     n_tool_calls: int = _UNSET,
     notes: Iterable[str] = _UNSET,
     details: Iterable[str] = _UNSET,
+    usage: Mapping[str, int | None] | None = _UNSET,
 ) -> Stop:
     """Assert what a reply's `Stop` is; on a mismatch, raise AssertionError listing every field.
 
@@ -80,8 +96,9 @@ def assert_stop(
     `Stop`, a `Payload`, or a payload file path. Only the fields given are checked:
     `tool_calls` is a list with one entry per call, each a call name or a dict of the
     `ToolCall` fields to compare (`n_tool_calls` checks the count only); `notes` are
-    fragments some note must contain; `details` are keys that must be present. Returns the
-    `Stop`.
+    fragments some note must contain; `details` are keys that must be present; `usage` is
+    None or the token counts to compare (`{"input_tokens": 12, "reasoning_tokens": None}`).
+    Returns the `Stop`.
 
     Example:
         >>> stop = assert_stop({"type": "message", "role": "assistant", "content": [],
@@ -112,6 +129,8 @@ def assert_stop(
         for fragment in notes:
             if not any(fragment in note for note in stop.notes):
                 problems.append(f"notes: none contains {fragment!r}")
+    if usage is not _UNSET:
+        problems += _usage_problems(stop, usage)
     if details is not _UNSET:
         for key in details:
             if key not in stop.details:

@@ -11,19 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests._adapters import ADAPTER_OF_WIRE
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("STOPKIT_CORPUS", ROOT.parent / "shared" / "corpus"))
-
-#: corpus wire format -> the adapter that reads it
-ADAPTER_OF_WIRE = {
-    "anthropic_messages": "anthropic",
-    "openai_chat": "openai.chat",
-    "openai_responses": "openai.responses",
-    "gemini": "gemini",
-    "bedrock_converse": "bedrock",
-    "cohere_v2": "cohere",
-    "ollama_chat": "ollama",
-}
 
 
 @dataclass(frozen=True)
@@ -61,4 +52,3 @@ def rows(wire_format: str, *, stream: bool) -> list[Row]:
         ):
             out.append(Row(label))
     return out
-

@@ -20,19 +20,9 @@ from typing import Any
 
 import stopkit
 from stopkit.testing import assert_stop
+from tests._adapters import BY_FOLDER
 
 PAYLOADS = Path(__file__).parent / "payloads"
-
-#: payload folder (= adapter module) -> adapter name
-ADAPTER_OF_FOLDER = {
-    "anthropic": "anthropic",
-    "openai_chat": "openai.chat",
-    "openai_responses": "openai.responses",
-    "gemini": "gemini",
-    "bedrock": "bedrock",
-    "cohere": "cohere",
-    "ollama": "ollama",
-}
 
 
 @dataclass(frozen=True)
@@ -46,7 +36,8 @@ class Case:
 
     @property
     def adapter(self) -> str:
-        return ADAPTER_OF_FOLDER.get(self.folder, self.folder)
+        row = BY_FOLDER.get(self.folder)
+        return row.name if row is not None else self.folder
 
     @property
     def is_stream(self) -> bool:
@@ -96,14 +87,16 @@ def check(stop: stopkit.Stop, expect: dict[str, Any]) -> None:
     The keys of `expect` are the keyword arguments of `stopkit.testing.assert_stop`: `reason`,
     `raw_reason`, `provider`, `detail`, `text`, `refusal`, `stop_sequence` compared exactly;
     `tool_calls` as a list of dicts, each key compared; `notes` as fragments some note must
-    contain; `details` as keys that must be present; `n_tool_calls`.
+    contain; `details` as keys that must be present; `usage` as the token counts; `n_tool_calls`.
     """
     assert_stop(stop, **expect)
 
 
 def same_stop(a: stopkit.Stop, b: stopkit.Stop) -> None:
     """Assert two Stops agree on what a caller acts on (stream vs whole reply)."""
-    fields = ("reason", "raw_reason", "detail", "text", "refusal", "stop_sequence", "provider")
+    fields = (
+        "reason", "raw_reason", "detail", "text", "refusal", "stop_sequence", "provider", "usage"
+    )  # fmt: skip
     diffs = [
         f"{f}: {getattr(a, f)!r} != {getattr(b, f)!r}"
         for f in fields

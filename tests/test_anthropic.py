@@ -416,3 +416,97 @@ def test_message_start_holding_blocks_keeps_them_first() -> None:
         ]
     )
     assert (stop.reason, stop.text) == (StopReason.COMPLETED, "Hello!")
+
+
+def _text_block_events(index: int, text: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "text_delta", "text": text},
+        },
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+def _delta(stop_reason: str) -> dict[str, Any]:
+    return {
+        "type": "message_delta",
+        "delta": {"stop_reason": stop_reason},
+        "usage": {"output_tokens": 9},
+    }
+
+
+def test_stop_reason_already_in_message_start_is_read() -> None:
+    """A message_start holding the whole message and its stop_reason reads like its twin.
+
+    Programmatic tool calling streams this way: message_start, then message_stop, with no
+    message_delta in between.
+    """
+    message = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": 1}}],
+        "stop_reason": "tool_use",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 7},
+    }
+    stop = stopkit.normalize_stream(
+        [{"type": "message_start", "message": message}, {"type": "message_stop"}]
+    )
+    same_stop(stop, stopkit.normalize(message))
+    assert stop.reason is StopReason.TOOL_REQUEST
+    assert not [n for n in stop.notes if "no stop_reason" in n]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        ("refusal", "end_turn", StopReason.FILTERED),
+        ("max_tokens", "end_turn", StopReason.OUTPUT_LIMIT),
+        ("max_tokens", "tool_use", StopReason.OUTPUT_LIMIT),
+        ("end_turn", "refusal", StopReason.FILTERED),
+        ("end_turn", "max_tokens", StopReason.OUTPUT_LIMIT),
+    ],
+)
+def test_the_stricter_of_two_stop_values_wins(first: str, second: str, reason: StopReason) -> None:
+    """A second message_delta replaces the stop value only when it is at least as strict."""
+    events = [_message_start(), *_text_block_events(0, "Hi"), _delta(first), _delta(second)]
+    stop = stopkit.normalize_stream([*events, {"type": "message_stop"}])
+    assert stop.reason is reason
+
+
+def test_nothing_after_message_stop_changes_the_reply() -> None:
+    """Blocks sent after message_stop are neither text nor calls; a note counts them."""
+    after = [
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "tool_use",
+                "id": "toolu_9",
+                "name": "wire_money",
+                "input": {},
+            },
+        },
+        {"type": "content_block_stop", "index": 1},
+        *_text_block_events(2, " and more"),
+    ]
+    events = [_message_start(), *_text_block_events(0, "Done."), _delta("end_turn")]
+    stop = stopkit.normalize_stream([*events, {"type": "message_stop"}, *after])
+    assert (stop.reason, stop.text, stop.tool_calls) == (StopReason.COMPLETED, "Done.", ())
+    assert any("5 events arrived after the message_stop" in note for note in stop.notes)
+
+
+def test_a_stricter_stop_value_after_message_stop_still_wins() -> None:
+    """A refusal sent after message_stop is still read: a stricter signal is never dropped."""
+    events = [_message_start(), *_text_block_events(0, "Sure"), _delta("end_turn")]
+    stop = stopkit.normalize_stream([*events, {"type": "message_stop"}, _delta("refusal")])
+    assert stop.reason is StopReason.FILTERED

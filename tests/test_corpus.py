@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 import stopkit
-from tests._corpus import ADAPTER_OF_WIRE, CORPUS, Row, rows
+from tests._adapters import ADAPTER_OF_WIRE
+from tests._corpus import CORPUS, Row, rows
 
 if not (CORPUS / "labels.jsonl").is_file():
     pytest.skip(f"conformance corpus not found at {CORPUS}", allow_module_level=True)
@@ -42,4 +43,3 @@ def test_stream_matches_label(row: Row) -> None:
     _adapter_available(row)
     stop = stopkit.normalize_stream(row.load())
     assert (stop.provider, stop.reason.value) == (row.adapter, row.label["expected"]), stop.notes
-

@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 
 import stopkit
 from stopkit._registry import detect_keys
-from tests._corpus import ADAPTER_OF_WIRE, rows
+from tests._adapters import ADAPTER_OF_WIRE, NAMES
+from tests._corpus import rows
 from tests._payloads import load_cases
 
-BUILTINS = ("anthropic", "openai.chat", "openai.responses", "gemini", "bedrock", "cohere", "ollama")
+BUILTINS = NAMES
 
 
 def _in_order(reply: dict[str, Any]) -> str | None:

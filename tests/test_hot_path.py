@@ -216,7 +216,7 @@ def test_detection_cache_checks_the_object_at_hand() -> None:
 
 
 def _plain_reader(obj: Any) -> Any:
-    """The openai.chat reader for a pydantic object as written before its dict fast path."""
+    """A pydantic object read field by field with `getattr`, extras from `__pydantic_extra__`."""
     declared = type(obj).__pydantic_fields__
     extra = getattr(obj, "__pydantic_extra__", None) or {}
 
@@ -236,11 +236,11 @@ _CHAT_NAMES = ("id", "choices", "usage", "error", "x_groq", "moderation", "messa
 
 @pytest.mark.parametrize("with_extras", [False, True])
 def test_chat_reader_matches_getattr_reading(with_extras: bool) -> None:
-    """openai.chat's reader gives the same values for fields, dialect extras and absent names."""
+    """The wire reader gives Chat objects' fields, dialect extras and absent names as getattr."""
     from openai._models import construct_type
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-    from stopkit.adapters._openai_chat_rules import reader
+    from stopkit.adapters._wire import wire
 
     extras = {"x_groq": {"id": "req_1"}, "native_finish_reason": "end_turn"} if with_extras else {}
     body = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m", **extras,
@@ -258,7 +258,7 @@ def test_chat_reader_matches_getattr_reading(with_extras: bool) -> None:
                streamed.choices[0].delta]
     for obj in objects:
         for _ in range(2):
-            got, want = reader(obj), _plain_reader(obj)
+            got, want = wire(obj).get, _plain_reader(obj)
             for name in _CHAT_NAMES:
                 assert got(name, "d") == want(name, "d"), (type(obj).__name__, name)
 

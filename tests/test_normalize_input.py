@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import tracemalloc
+
 import pytest
 
 import stopkit
@@ -68,3 +71,75 @@ def test_adapter_that_is_not_one_is_refused() -> None:
     """Registering an object without the adapter attributes is a TypeError naming the gap."""
     with pytest.raises(TypeError, match="'detects'"):
         stopkit.register_adapter(type("X", (), {"name": "x"})())
+
+
+def _deep_chat_reply(depth: int) -> dict[str, object]:
+    """A chat tool request whose arguments and an extra field are nested `depth` levels deep."""
+    nested: object = {"leaf": 1}
+    for _ in range(depth):
+        nested = {"a": nested}
+    function = {"name": "f", "arguments": json.dumps(nested)}
+    message = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": function}
+    ]}  # fmt: skip
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+    return {"object": "chat.completion", "choices": [choice], "extra": nested}
+
+
+@pytest.mark.parametrize("form", ["dict", "str", "bytes", "bom bytes", "bom str"])
+def test_a_deeply_nested_reply_gives_the_same_answer_in_every_form(form: str) -> None:
+    """A reply nested ~300 levels deep reads the same as a dict, as text, as bytes, with a BOM."""
+    reply = _deep_chat_reply(300)
+    text = json.dumps(reply)
+    given = {
+        "dict": reply,
+        "str": text,
+        "bytes": text.encode(),
+        "bom bytes": b"\xef\xbb\xbf" + text.encode(),
+        "bom str": "\ufeff" + text,
+    }[form]
+    assert stopkit.normalize(given).reason is stopkit.StopReason.TOOL_REQUEST
+
+
+def test_a_stream_body_with_a_byte_order_mark_is_read() -> None:
+    """Raw SSE text that starts with a UTF-8 BOM is read like the same text without it."""
+    body = (
+        'data: {"object": "chat.completion.chunk", "choices": [{"index": 0, '
+        '"delta": {"content": "Hi"}, "finish_reason": "stop"}]}\n\n'
+    )
+    stop = stopkit.normalize_stream(b"\xef\xbb\xbf" + body.encode())
+    assert (stop.reason, stop.text) == (stopkit.StopReason.COMPLETED, "Hi")
+
+
+@pytest.mark.parametrize("events", [None, 42, 3.5, {"choices": []}, object()])
+def test_normalize_stream_refuses_what_is_not_a_stream(events: object) -> None:
+    """Anything that is not an iterable of events or a raw body is an UnsupportedReply."""
+    with pytest.raises(stopkit.UnsupportedReply, match="a stream is an iterable of events"):
+        stopkit.normalize_stream(events)  # type: ignore[arg-type]
+
+
+async def test_anormalize_stream_refuses_what_is_not_an_async_stream() -> None:
+    """The async twin refuses a value that is not an async iterable, naming the problem."""
+    with pytest.raises(stopkit.UnsupportedReply, match="not an async iterable"):
+        await stopkit.anormalize_stream([])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("events", [[], [{"done": True}]])
+def test_a_stream_for_an_adapter_without_stream_names_the_adapter(events: list[object]) -> None:
+    """Asking an adapter that reads no streams for one is a StopkitError naming it."""
+    with pytest.raises(stopkit.UnsupportedReply, match="'echo' does not read streams"):
+        stopkit.normalize_stream(events, adapter=_EchoAdapter())
+
+
+def test_the_error_for_a_huge_input_is_bounded() -> None:
+    """An UnsupportedReply for a 50 MB input looks at a bounded prefix: short, and no big copy."""
+    for big in ("x" * 50_000_000, b"x" * 50_000_000, ["x" * 1_000_000] * 50):
+        tracemalloc.start()
+        try:
+            with pytest.raises(stopkit.UnsupportedReply) as info:
+                stopkit.normalize(big)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert len(str(info.value)) < 1_000
+        assert peak < 5_000_000, f"{peak:,} bytes allocated to refuse a {type(big).__name__}"

@@ -13,13 +13,16 @@ from pydantic import TypeAdapter
 
 import stopkit
 from stopkit import StopReason, ToolResult
+from stopkit._stream import detect_stream
 from stopkit.adapters.openai_chat import (
     CONTENT_FILTER,
     FINISH_DETAILS_TYPE,
     FINISH_REASON,
     OpenAIChatAdapter,
 )
-from tests._payloads import PAYLOADS, same_stop
+from tests._adapters import ADAPTER_OF_WIRE
+from tests._corpus import rows
+from tests._payloads import PAYLOADS, load_cases, same_stop
 
 ADAPTER = OpenAIChatAdapter()
 FOLDER = PAYLOADS / "openai_chat"
@@ -186,11 +189,57 @@ def test_detects_chat_completion_and_sdk_object() -> None:
             False,
         ),
         ({"object": "chat.completion", "choices": []}, False),
+        # Perplexity labels its chunks as whole completions: a choice with a delta is a chunk
+        (
+            {
+                "object": "chat.completion",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": "Paris"},
+                        "delta": {"role": "assistant", "content": "Paris"},
+                    }
+                ],
+            },
+            True,
+        ),
+        # ... and a whole reply (its choices carry a message only) is not
+        (
+            {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"content": "Hi"}, "finish_reason": "stop"}],
+            },
+            False,
+        ),
     ],
 )
 def test_detects_event(event: Any, expected: bool) -> None:
-    """Stream detection accepts chat chunks (Azure's first one too) and nothing else."""
+    """Stream detection accepts chat chunks (Azure's and Perplexity's too) and nothing else."""
     assert ADAPTER.detects_event(event) is expected
+
+
+def _first_events() -> list[tuple[str, str, Any]]:
+    """(id, adapter, first event) of every payload stream and every in-scope corpus stream."""
+    out = [
+        (case.id, case.adapter, case.data["events"][0])
+        for case in load_cases()
+        if case.is_stream and case.data["events"]
+    ]
+    for wire in ADAPTER_OF_WIRE:
+        for row in rows(wire, stream=True):
+            events = row.load()
+            if events:
+                out.append((row.file, row.adapter, events[0]))
+    return out
+
+
+def test_stream_detection_takes_chat_streams_and_no_other() -> None:
+    """Every recorded Chat stream is detected as Chat; no other adapter's first event is."""
+    for name, adapter, first in _first_events():
+        if adapter == "openai.chat":
+            assert detect_stream(first).name == "openai.chat", name
+        else:
+            assert not ADAPTER.detects_event(first), name
 
 
 # --- streams --------------------------------------------------------------------------------
@@ -274,6 +323,105 @@ def test_stream_later_milder_finish_does_not_undo_filter() -> None:
         )
     stop = acc.result()
     assert (stop.reason, stop.raw_reason) == (StopReason.FILTERED, "content_filter")
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {"id": "c1", "object": "chat.completion.chunk", "choices": [choice], **extra}
+
+
+_LATE_CALL = {"tool_calls": [{"index": 0, "id": "call_9", "type": "function",
+                              "function": {"name": "wire_money", "arguments": "{}"}}]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("after", "reason", "raw_reason", "text"),
+    [
+        # text and a tool call after the end are not taken; a note counts their chunks
+        ([_chunk({"content": " and more"}), _chunk(_LATE_CALL)], "completed", "stop", "Done."),
+        # a milder finish value never replaces a stricter one
+        ([_chunk({}, "stop")], "completed", "stop", "Done."),
+        # Azure's late content_filter is stricter: it wins, its text does not come with it
+        ([_chunk({"content": " step two"}, "content_filter")], "filtered", "content_filter",
+         "Done."),
+        # a late tool_calls value brings no call: unknown, nothing to run
+        ([_chunk(_LATE_CALL, "tool_calls")], "unknown", "tool_calls", "Done."),
+    ],
+)  # fmt: skip
+def test_nothing_after_finish_reason_changes_the_reply_but_a_stricter_value(
+    after: list[dict[str, Any]], reason: str, raw_reason: str, text: str
+) -> None:
+    """After a choice's finish_reason no text or call is taken; only a stricter value wins."""
+    events = [_chunk({"role": "assistant", "content": "Done."}), _chunk({}, "stop"), *after]
+    stop = stopkit.normalize_stream(events)
+    assert (stop.reason.value, stop.raw_reason, stop.text, stop.tool_calls) == (
+        reason,
+        raw_reason,
+        text,
+        (),
+    )
+    late = sum(1 for e in after if e["choices"][0]["delta"])
+    if late:
+        said = f"{late} chunk{'' if late == 1 else 's'} after finish_reason"
+        assert any(said in note for note in stop.notes), stop.notes
+
+
+def test_length_then_stop_stays_output_limit() -> None:
+    """A stop sent after length does not make a cut reply read as complete."""
+    stop = stopkit.normalize_stream(
+        [_chunk({"content": "Once upon"}), _chunk({}, "length"), _chunk({}, "stop")]
+    )
+    assert (stop.reason, stop.detail) == (StopReason.OUTPUT_LIMIT, "max_tokens")
+
+
+def test_usage_and_filter_annotations_after_the_end_are_read() -> None:
+    """The usage-only chunk and a late filter annotation, both after the end, are still read."""
+    annotation = {
+        "index": 0,
+        "delta": {},
+        "finish_reason": None,
+        "content_filter_results": {"violence": {"filtered": True, "severity": "high"}},
+    }
+    usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+    stop = stopkit.normalize_stream([
+        _chunk({"content": "Hi"}, "stop"),
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [annotation]},
+        {"id": "c1", "object": "chat.completion.chunk", "choices": [], "usage": usage},
+    ])  # fmt: skip
+    assert (stop.reason, stop.detail, stop.text) == (StopReason.FILTERED, "safety", "Hi")
+    assert stop.usage is not None
+    assert (stop.usage.input_tokens, stop.usage.output_tokens) == (5, 2)
+
+
+class _CountedEntry(dict[str, Any]):
+    """An Azure prompt_filter_results entry that counts how often it is read."""
+
+    reads = 0
+
+    def get(self, key: str, default: Any = None) -> Any:
+        type(self).reads += 1
+        return super().get(key, default)
+
+
+def test_prompt_filter_entries_are_read_a_bounded_number_of_times() -> None:
+    """Each chunk's prompt_filter_results entry is read a few times, however many choices.
+
+    Reading the entries once per choice made a stream of 8,000 such chunks (one choice each)
+    take a minute: the work grew with entries x choices.
+    """
+    _CountedEntry.reads = 0
+    n = 300
+    results = {"hate": {"filtered": False, "severity": "safe"}}
+    acc = ADAPTER.stream()
+    for index in range(n):
+        entry = _CountedEntry(prompt_index=0, content_filter_results=results)
+        choice = {"index": index, "delta": {"content": "x"}, "finish_reason": "stop"}
+        acc.feed({"id": "c1", "object": "chat.completion.chunk", "choices": [choice],
+                  "prompt_filter_results": [entry]})  # fmt: skip
+    stops = acc.results()
+    assert len(stops) == n
+    assert all(s.reason is StopReason.COMPLETED for s in stops)
+    assert _CountedEntry.reads <= 2 * n
 
 
 def test_stream_sdk_chunks_and_dicts_agree_on_a_refusal() -> None:

@@ -380,3 +380,140 @@ def test_odd_stream_events_are_ignored() -> None:
     for event in ({"type": ["x"]}, {"type": None}, {}, {"type": "response.output_text.delta"}):
         acc.feed(event)
     assert acc.result().detail == "stream_incomplete"
+
+
+# --- ids and types of the wrong type (issue 12) -----------------------------------------------
+
+_BAD_ID_ITEMS = [
+    {"type": "function_call", "call_id": ["c"], "name": "f", "arguments": "{}"},
+    {"type": "function_call", "call_id": {"a": 1}, "name": "f", "arguments": "{}"},
+    {"type": "custom_tool_call", "call_id": 7, "name": "run_sql", "input": "SELECT 1;"},
+    {"type": "computer_call", "call_id": {"x": 1}, "action": {"type": "click", "x": 1, "y": 2}},
+    {"type": "shell_call", "call_id": ["s"], "action": {"commands": ["pwd"]}},
+    {"type": "mcp_approval_request", "id": ["m"], "server_label": "s", "name": "f",
+     "arguments": "{}"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("item", _BAD_ID_ITEMS, ids=lambda i: f"{i['type']}")
+@pytest.mark.parametrize("form", ["dict", "sdk"])
+def test_a_call_id_of_the_wrong_type_is_never_runnable(item: dict[str, Any], form: str) -> None:
+    """A call whose id is not a string is complete=False with an error; nothing raises later."""
+    reply = {
+        "object": "response",
+        "status": "completed",
+        "output": [item, {"type": ["function_call"], "call_id": "c2", "name": "g"}],
+    }
+    stop = stopkit.normalize(reply if form == "dict" else to_sdk(reply))
+    (call,) = stop.tool_calls
+    assert (call.complete, stop.runnable_tool_calls) == (False, ())
+    assert "not a string" in (call.error or "")
+    results = [ToolResult(call_id=call.id, name=call.name, content="x", is_error=True)]
+    (answer,) = ADAPTER.tool_results(stop, results)
+    assert answer["type"] in set(OUTPUT_TYPE_OF.values())
+    assert len(ADAPTER.assistant_message(stop)) == 2
+
+
+def test_an_answer_naming_a_call_by_an_id_of_the_wrong_type_answers_nothing() -> None:
+    """An output item whose call_id is a list is no answer: the call stays pending."""
+    stop = stopkit.normalize(
+        {
+            "object": "response",
+            "status": "completed",
+            "output": [
+                {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": ["c1"], "output": "x"},
+            ],
+        }
+    )
+    assert [c.id for c in stop.runnable_tool_calls] == ["c1"]
+
+
+# --- a repeated terminal signal, and events after the end (issue 12) ---------------------------
+
+
+def _terminal(kind: str, status: str, **more: Any) -> dict[str, Any]:
+    response = {**_reply("completed_text.json"), "status": status, **more}
+    return {"type": kind, "response": response}
+
+
+_COMPLETED = _terminal("response.completed", "completed")
+_FILTERED = _terminal(
+    "response.incomplete", "incomplete", incomplete_details={"reason": "content_filter"}
+)
+_CUT = _terminal(
+    "response.incomplete", "incomplete", incomplete_details={"reason": "max_output_tokens"}
+)
+_FAILED = _terminal("response.failed", "failed", error={"code": "server_error", "message": "x"})
+_POLICY = _terminal("response.failed", "failed", error={"code": "bio_policy", "message": "x"})
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason", "detail"),
+    [
+        (_FILTERED, _COMPLETED, StopReason.FILTERED, "safety"),
+        (_FAILED, _COMPLETED, StopReason.UNKNOWN, "error"),
+        (_POLICY, _COMPLETED, StopReason.FILTERED, "policy"),
+        (_CUT, _COMPLETED, StopReason.OUTPUT_LIMIT, "max_tokens"),
+        (_COMPLETED, _FILTERED, StopReason.FILTERED, "safety"),
+        (_COMPLETED, _FAILED, StopReason.UNKNOWN, "error"),
+        (_CUT, _FILTERED, StopReason.FILTERED, "safety"),
+    ],
+)
+@pytest.mark.parametrize("form", ["dict", "sdk"])
+def test_the_stricter_of_two_terminal_events_wins(
+    first: dict[str, Any], second: dict[str, Any], reason: StopReason, detail: str, form: str
+) -> None:
+    """A second terminal event replaces the first only when its stop value is as strict."""
+    events: list[Any] = [*_events("completed_text.stream.json")[:-1], first, second]
+    if form == "sdk":
+        events = [to_sdk_event(e) for e in events]
+    stop = stopkit.normalize_stream(events)
+    assert (stop.reason, stop.detail) == (reason, detail)
+
+
+def test_nothing_after_the_terminal_event_changes_the_reply() -> None:
+    """Text and calls sent after the terminal event are ignored, and a note counts them."""
+    events = _events("terminal_without_output.stream.json")
+    end = next(i for i, e in enumerate(events) if e["type"] == "response.completed")
+    whole = stopkit.normalize_stream(events[: end + 1])
+    call = {"type": "function_call", "call_id": "call_9", "name": "wire_money", "arguments": "{}"}
+    after = [
+        {"type": "response.output_text.delta", "output_index": 0, "delta": " and more"},
+        {"type": "response.output_item.added", "output_index": 5, "item": call},
+        {"type": "response.output_item.done", "output_index": 5, "item": call},
+        {"type": "error", "code": "server_error", "message": "late"},
+    ]
+    stop = stopkit.normalize_stream([*events[: end + 1], *after])
+    assert (stop.reason, stop.text) == (whole.reason, whole.text)
+    assert stop.tool_calls == whole.tool_calls
+    assert [c.name for c in stop.tool_calls] == ["get_weather"]
+    assert any("4 events arrived after response.completed" in n for n in stop.notes)
+
+
+def test_signal_tables_do_not_overlap() -> None:
+    """The three tables share no key, so one stop value names one row for the stream."""
+    keys = [*STATUS, *INCOMPLETE_REASON, *ERROR_CODE]
+    assert len(keys) == len(set(keys))
+
+
+# --- usage and the ceiling (issue 12) -----------------------------------------------------------
+
+
+def test_usage_of_an_sdk_response_is_read_from_its_own_type() -> None:
+    """The SDK's ResponseUsage gives the same counts as its JSON, the raw object kept."""
+    reply = _reply("completed_function_call.json")
+    obj = to_sdk(reply)
+    stop = stopkit.normalize(obj)
+    assert stop.usage == stopkit.normalize(reply).usage
+    assert isinstance(obj, Response)
+    assert stop.details["usage"] is obj.usage
+    assert stop.model_dump()["usage"]["cache_read_tokens"] == 1024
+
+
+def test_a_completed_reply_with_an_error_object_is_unknown() -> None:
+    """An error object beside status completed is an in-band error: unknown/error, kept."""
+    reply = {**_reply("completed_text.json"), "error": {"code": "server_error", "message": "x"}}
+    stop = stopkit.normalize(reply)
+    assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "error")
+    assert stop.details["error"] == {"code": "server_error", "message": "x"}

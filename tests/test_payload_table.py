@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import stopkit
+from tests._adapters import BY_FOLDER
 from tests._payloads import Case, check, load_cases, same_stop, to_sse
 
 CASES = load_cases()
@@ -81,11 +82,9 @@ def test_stream_events(case: Case) -> None:
 def test_stream_raw_sse(case: Case) -> None:
     """The same stream as raw SSE text gives the same Stop as its parsed events."""
     events: list[Any] = case.data["events"]
-    if case.folder in {"ollama", "bedrock"}:
+    if not BY_FOLDER[case.folder].sse:
         pytest.skip("not an SSE wire format")
-    same_stop(
-        stopkit.normalize_stream(to_sse(events)), stopkit.normalize_stream(events)
-    )
+    same_stop(stopkit.normalize_stream(to_sse(events)), stopkit.normalize_stream(events))
 
 
 @pytest.mark.parametrize("case", STREAMS, ids=_ids(STREAMS))

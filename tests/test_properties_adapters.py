@@ -26,7 +26,7 @@ import importlib
 import json
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,86 +35,16 @@ from hypothesis import strategies as st
 
 import stopkit
 from stopkit import Stop, StopReason, UnsupportedReply
-from tests._payloads import ADAPTER_OF_FOLDER, Case, load_cases
+from tests._adapters import BY_NAME, MISSING, NAMES, Path, value_at
+from tests._payloads import Case, load_cases
 
-ADAPTERS = ("anthropic", "openai.chat", "openai.responses", "gemini", "bedrock", "cohere", "ollama")
+ADAPTERS = NAMES
 _AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}
 _CASES = [c for c in load_cases() if not c.is_stream and isinstance(c.data.get("reply"), dict)]
 CASES: dict[str, list[Case]] = {a: [c for c in _CASES if c.adapter == a] for a in ADAPTERS}
 
 #: adapter -> examples tried in this session (printed by the last test, with -s)
 TRIED: Counter[str] = Counter()
-
-_MISSING: Any = object()
-Path = tuple[Any, ...]
-
-
-# --- where each adapter reads its stop value ---------------------------------------------------
-
-
-def _get(obj: Any, key: Any) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(key, _MISSING)
-    if isinstance(obj, list) and isinstance(key, int) and 0 <= key < len(obj):
-        return obj[key]
-    return _MISSING
-
-
-def value_at(reply: Any, path: Path) -> Any:
-    """The value at `path` in `reply`, or `_MISSING`."""
-    node = reply
-    for key in path:
-        node = _get(node, key)
-        if node is _MISSING:
-            return _MISSING
-    return node
-
-
-def _either(obj: Any, camel: str, snake: str) -> str:
-    """The key a camel-or-snake reader takes (the camel one unless it is absent or None)."""
-    value = _get(obj, camel)
-    return camel if value is not _MISSING and value is not None else snake
-
-
-def _chat_path(reply: Any) -> Path | None:
-    choices = _get(reply, "choices")
-    if not isinstance(choices, list) or not choices:
-        return None
-
-    def index(i: int) -> int:
-        value = _get(choices[i], "index")
-        return value if type(value) is int else 0
-
-    first = 0 if len(choices) == 1 else min(range(len(choices)), key=index)
-    return ("choices", first, "finish_reason")
-
-
-def _gemini_path(reply: Any) -> Path | None:
-    candidates = _get(reply, "candidates")
-    if isinstance(candidates, list) and candidates:
-        return ("candidates", 0, _either(candidates[0], "finishReason", "finish_reason"))
-    if candidates is _MISSING or candidates is None or candidates == []:
-        feedback = _either(reply, "promptFeedback", "prompt_feedback")
-        return (feedback, _either(_get(reply, feedback), "blockReason", "block_reason"))
-    return None
-
-
-#: adapter -> where the first choice's/candidate's stop value sits (None: nowhere readable)
-STOP_PATH: dict[str, Callable[[Any], Path | None]] = {
-    "anthropic": lambda r: ("stop_reason",),
-    "openai.chat": _chat_path,
-    "openai.responses": lambda r: ("status",),
-    "gemini": _gemini_path,
-    "bedrock": lambda r: ("stopReason",),
-    "cohere": lambda r: ("finish_reason",),
-    "ollama": lambda r: ("done_reason",),
-}
-
-#: adapter -> further stop fields (not `raw_reason`) an unknown string must not make "fine"
-MORE_STOP_FIELDS: dict[str, list[Path]] = {
-    "openai.responses": [("incomplete_details", "reason"), ("error", "code")],
-    "openai.chat": [("choices", 0, "finish_details", "type")],
-}
 
 
 def _known_values(adapter: str) -> set[str]:
@@ -200,7 +130,7 @@ def damaged(draw: st.DrawFn, adapter: str) -> tuple[Case, dict[str, Any]]:
     reply: dict[str, Any] = copy.deepcopy(case.data["reply"])
     for _ in range(draw(st.integers(1, 3))):
         paths = list(_paths(reply))
-        stop_path = STOP_PATH[adapter](reply)
+        stop_path = BY_NAME[adapter].stop_path(reply)
         if stop_path is not None:
             paths.extend([stop_path] * max(1, len(paths) // 4))  # the stop field, often
         if not paths:
@@ -242,8 +172,8 @@ def damaged(draw: st.DrawFn, adapter: str) -> tuple[Case, dict[str, Any]]:
 
 
 def _check_raw_reason(adapter: str, reply: Any, stop: Stop) -> None:
-    path = STOP_PATH[adapter](reply)
-    value = _MISSING if path is None else value_at(reply, path)
+    path = BY_NAME[adapter].stop_path(reply)
+    value = MISSING if path is None else value_at(reply, path)
     if type(value) is str or type(value) is int:
         if adapter == "openai.chat" and value == "" and stop.raw_reason != "":
             # An empty finish_reason lets the legacy finish_details.type speak.
@@ -251,7 +181,7 @@ def _check_raw_reason(adapter: str, reply: Any, stop: Stop) -> None:
             return
         assert type(stop.raw_reason) is type(value), (path, value, stop.raw_reason, stop.notes)
         assert stop.raw_reason == value, (path, value, stop.raw_reason, stop.notes)
-    elif value is _MISSING or value is None:
+    elif value is MISSING or value is None:
         if adapter == "openai.chat" and stop.raw_reason is not None:
             assert stop.raw_reason == value_at(reply, (*path[:-1], "finish_details", "type"))  # type: ignore[index]
             return
@@ -293,7 +223,7 @@ def _same_decision(a: Stop, b: Stop) -> bool:
 
 def _sdk_form(adapter: str, reply: dict[str, Any]) -> Any:
     """The SDK object its SDK builds from the damaged body (None: no SDK, or it refuses)."""
-    folder = {v: k for k, v in ADAPTER_OF_FOLDER.items()}[adapter]
+    folder = BY_NAME[adapter].folder
     try:
         form = importlib.import_module(f"tests.sdk_forms.{folder}")
     except ImportError:
@@ -391,7 +321,7 @@ def _stop_cases(adapter: str) -> list[tuple[Case, Path]]:
     out = []
     for case in CASES[adapter]:
         reply = case.data["reply"]
-        path = STOP_PATH[adapter](reply)
+        path = BY_NAME[adapter].stop_path(reply)
         if path is not None and type(value_at(reply, path)) is str:
             out.append((case, path))
     return out
@@ -449,14 +379,14 @@ def test_unknown_stop_strings_are_unknown(adapter: str) -> None:
     run()
 
 
-@pytest.mark.parametrize("adapter", sorted(MORE_STOP_FIELDS))
+@pytest.mark.parametrize("adapter", sorted(a for a in ADAPTERS if BY_NAME[a].more_stop_fields))
 def test_unknown_strings_in_other_stop_fields_are_never_fine(adapter: str) -> None:
     """An unknown string in a secondary stop field never makes a reply completed or runnable."""
     _needs(adapter)
     targets = [
         (case, path)
         for case in CASES[adapter]
-        for path in MORE_STOP_FIELDS[adapter]
+        for path in BY_NAME[adapter].more_stop_fields
         if type(value_at(case.data["reply"], path)) is str
     ]
     assert targets

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 import stopkit
 from stopkit import Stop, StopReason
+from tests._adapters import NAMES as ADAPTERS
 from tests._payloads import Case, load_cases
 from tests.test_properties_adapters import (
     _SETTINGS,
-    ADAPTERS,
     TRIED,
     _hostile,
     _parent,

@@ -14,7 +14,7 @@ def test_all_is_pinned_and_sorted() -> None:
     expected = {
         "Adapter", "AdapterNotFound", "FilteredReply", "PausedReply", "Stop", "StopReason",
         "StopReasonError", "StopkitError", "StreamAccumulator", "ToolCall", "ToolResult",
-        "TruncatedReply", "UnknownStopReason", "UnsupportedReply", "__version__",
+        "TruncatedReply", "UnknownStopReason", "UnsupportedReply", "Usage", "__version__",
         "anormalize_stream", "detect", "get_adapter", "normalize", "normalize_all",
         "normalize_stream", "register_adapter", "registered_adapters", "unregister_adapter",
         "NoRecording", "RecordingTransport", "ReplayTransport", "wrap",
@@ -32,6 +32,21 @@ def test_all_is_pinned_and_sorted() -> None:
     assert list(stopkit.__all__) == sorted(stopkit.__all__)
     for name in stopkit.__all__:
         assert hasattr(stopkit, name), name
+
+
+def test_adapters_all_is_every_public_name_it_defines() -> None:
+    """`stopkit.adapters` exports the adapter-building parts, and nothing by accident."""
+    import types
+
+    import stopkit.adapters
+
+    public = {
+        name
+        for name, value in vars(stopkit.adapters).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert public == set(stopkit.adapters.__all__)
+    assert list(stopkit.adapters.__all__) == sorted(stopkit.adapters.__all__)
 
 
 def test_stop_reason_values_are_the_closed_set() -> None:

@@ -7,8 +7,9 @@ from enum import Enum
 from types import SimpleNamespace
 
 import pytest
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
+import stopkit
 from stopkit import Stop, StopReason, ToolCall
 from stopkit._stop import _slot_setter
 from stopkit.adapters._common import make_stop, parse_arguments, tool_call
@@ -105,3 +106,49 @@ def test_tool_call_without_name_is_incomplete() -> None:
     call = tool_call("c1", None, "{}")
     assert (call.complete, call.name) == (False, "")
     assert call.error is not None
+
+
+def test_a_field_the_builder_does_not_set_keeps_its_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A throwaway field added to Stop reaches every built Stop and its model_dump().
+
+    The engine's builder names every field it knows; one it does not know (added to `Stop`
+    and not yet to the builder) gets its declared default instead of vanishing.
+    """
+    from stopkit._stop import unvalidated
+    from stopkit.adapters import _engine
+
+    class StopWithMore(Stop):
+        throwaway: str = "kept"
+        throwaway_list: list[int] = Field(default_factory=lambda: [1])
+
+    monkeypatch.setattr(_engine, "_fast_stop", unvalidated(StopWithMore))
+    stop = stopkit.normalize({"type": "message", "role": "assistant", "content": [],
+                              "stop_reason": "end_turn"})  # fmt: skip
+    assert type(stop) is StopWithMore
+    dumped = stop.model_dump()
+    assert (dumped["throwaway"], dumped["throwaway_list"], dumped["reason"]) == (
+        "kept", [1], StopReason.COMPLETED
+    )  # fmt: skip
+
+
+def test_the_builder_refuses_a_name_the_model_does_not_declare() -> None:
+    """A value for a field Stop does not have is a TypeError, not a silent extra attribute."""
+    from stopkit._stop import unvalidated
+
+    with pytest.raises(TypeError, match="no field typo"):
+        unvalidated(Stop)({"reason": StopReason.COMPLETED, "provider": "p", "typo": 1})
+    with pytest.raises(TypeError, match=r"Stop.provider is required"):
+        unvalidated(Stop)({"reason": StopReason.COMPLETED})
+
+
+def test_cut_gives_what_model_copy_would() -> None:
+    """A call marked incomplete equals the validated copy with the same update."""
+    from stopkit.adapters import cut
+
+    call = tool_call("c1", "f", '{"x": 1}')
+    update = {"complete": False, "error": "cut"}
+    assert cut(call, "cut") == call.model_copy(update=update)
+    assert cut(cut(call, "first"), "second").error == "first"
+    assert cut(cut(call, "first"), "second", overrule=True).error == "second"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,8 @@ import pytest
 
 import stopkit
 from stopkit import Stop, StopReason
-from tests._corpus import ADAPTER_OF_WIRE, rows
+from tests._adapters import ADAPTER_OF_WIRE, BY_NAME
+from tests._corpus import rows
 from tests._payloads import load_cases, to_sse
 
 
@@ -60,51 +61,6 @@ def _streams() -> list[Recorded]:
 
 STREAMS = _streams()
 _AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}
-
-
-# --- what ends a stream, per adapter (DESIGN section 3, and each adapter's stream_notes) ------
-
-
-def _get(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else None
-
-
-def _choices(event: Any) -> list[Any]:
-    value = _get(event, "choices")
-    return value if isinstance(value, list) else []
-
-
-def _candidates(event: Any) -> list[Any]:
-    value = _get(event, "candidates")
-    return value if isinstance(value, list) else []
-
-
-def _gemini_ends(event: Any) -> bool:
-    if any(_get(c, "finishReason") or _get(c, "finish_reason") for c in _candidates(event)):
-        return True
-    feedback = _get(event, "promptFeedback") or _get(event, "prompt_feedback")
-    return bool(_get(feedback, "blockReason") or _get(feedback, "block_reason"))
-
-
-def _bedrock_ends(event: Any) -> bool:
-    if not isinstance(event, dict):
-        return False
-    kind = event.get("type")
-    keys = {kind} if isinstance(kind, str) else set(event)
-    return bool(keys & {"messageStop", *stopkit.adapters.bedrock.STREAM_ERRORS})
-
-
-TERMINAL: dict[str, Callable[[Any], bool]] = {
-    "anthropic": lambda e: _get(e, "type") == "message_stop",
-    "openai.chat": lambda e: any(_get(c, "finish_reason") for c in _choices(e)),
-    "openai.responses": lambda e: (
-        _get(e, "type") in {"response.completed", "response.incomplete", "response.failed"}
-    ),
-    "gemini": _gemini_ends,
-    "bedrock": _bedrock_ends,
-    "cohere": lambda e: _get(e, "type") == "message-end",
-    "ollama": lambda e: _get(e, "done") is True,
-}
 
 
 def _is_error_event(event: Any) -> bool:
@@ -150,7 +106,7 @@ def _check_prefix(stream: Recorded, cut: int, whole: Stop) -> None:
     where = f"{stream.id} cut before event {cut}"
     assert isinstance(stop.reason, StopReason), where
     assert stop.provider == stream.adapter, where
-    ends = TERMINAL[stream.adapter]
+    ends = BY_NAME[stream.adapter].ends
     if any(ends(event) for event in events):
         return
     errored = any(_is_error_event(event) for event in events)
@@ -184,7 +140,7 @@ def _kept_calls(stream: Recorded, cut: int) -> None:
     """A call received before the cut is still listed after the next event (unless answered)."""
     before = _run(stream.adapter, stream.events[:cut])
     after = _run(stream.adapter, stream.events[: cut + 1])
-    if any(TERMINAL[stream.adapter](e) for e in stream.events[: cut + 1]):
+    if any(BY_NAME[stream.adapter].ends(e) for e in stream.events[: cut + 1]):
         return
     names_before = [c.name for c in before.tool_calls]
     names_after = [c.name for c in after.tool_calls]
@@ -329,7 +285,7 @@ def test_raw_bodies_cut_at_any_byte(stream: Recorded) -> None:
     """A raw SSE / NDJSON body cut mid-line reads as the events before the cut, never raising."""
     _needs(stream)
     body = _body(stream)
-    ends = TERMINAL[stream.adapter]
+    ends = BY_NAME[stream.adapter].ends
     step = max(1, len(body) // 80)  # about 80 cuts per body, evenly spaced (deterministic)
     for cut in range(1, len(body), step):
         try:

@@ -1,20 +1,33 @@
 """The Anthropic Messages stream accumulator: SSE events in, the whole reply's `Stop` out.
 
 `message_start` -> per block `content_block_start` / `content_block_delta` /
-`content_block_stop` -> `message_delta` (stop_reason, stop_sequence, stop_details) ->
-`message_stop`. Fragments are appended to per-block lists and joined once, in `result()`.
+`content_block_stop` -> `message_delta` (stop_reason, stop_sequence, stop_details, usage) ->
+`message_stop`. Fragments are appended to per-block lists and joined once, in `result()`, into
+the whole reply they amount to, which the adapter's own reader reads: the stream and its
+non-streaming twin give the same `Stop`.
+
+The stop value is read wherever the stream sends it: in `message_delta`, or already in
+`message_start` (programmatic tool calling streams the whole message there). A second stop value
+replaces the first only when it is at least as strict (a refusal is never undone by a later
+`end_turn`). After `message_stop` no block event changes the reply (a note counts them); a
+stricter stop value and usage are still read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_core import from_json
 
-from stopkit._stop import Stop, StopReason, ToolCall
-from stopkit.adapters._common import as_list, field, parse_arguments
-from stopkit.adapters._common import tool_call as make_call
-from stopkit.adapters.anthropic import decide, plain
+from stopkit._stop import ToolCall
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
+from stopkit.adapters._calls import cut, parse_arguments
+from stopkit.adapters._calls import tool_call as make_call
+from stopkit.adapters._engine import stricter
+from stopkit.adapters._reading import Reading
+from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["AnthropicStream"]
 
@@ -37,7 +50,7 @@ class _Block:
 
     def __init__(self, start: Any) -> None:
         self.start = start
-        kind = field(start, "type")
+        kind = wire(start).get("type")
         self.kind = kind if type(kind) is str else None  # compared against sets of names
         self.parts: list[str] = []
         self.citations: list[Any] | None = None
@@ -46,7 +59,7 @@ class _Block:
         self.stopped = False
 
 
-class AnthropicStream:
+class AnthropicStream(Accumulator):
     """Collects one Messages API stream into the `Stop` its non-streaming twin gives.
 
     Example:
@@ -57,105 +70,121 @@ class AnthropicStream:
         <StopReason.COMPLETED: 'completed'>
     """
 
-    def __init__(self) -> None:
+    rules = RULES
+
+    def __init__(self, read: Callable[[Any], Reading]) -> None:
+        super().__init__(read)
         self._message: Any = None
         self._blocks: dict[Any, _Block] = {}
         self._stop_reason: Any = None
         self._stop_sequence: Any = None
         self._stop_details: Any = None
+        self._usage: dict[str, Any] = {}
         self._ended = False
         self._error: Any = None
         self._stray = 0
+        self._late = 0
         self._events = 0
-        self._cached: Stop | None = None
 
     def feed(self, event: Any) -> None:
         """Take one stream event (an SDK event object or the parsed JSON `data:` object)."""
         self._cached = None
         self._events += 1
-        kind = field(event, "type")
-        if kind == "content_block_delta":
-            block = self._blocks.get(_index(event))
-            delta = field(event, "delta")
-            if block is None:
-                self._stray += 1
-                return
-            delta_kind = field(delta, "type")
-            name = _FRAGMENT_OF.get(delta_kind) if type(delta_kind) is str else None
-            if name is not None:
-                fragment = field(delta, name)
-                if type(fragment) is str:
-                    block.parts.append(fragment)
-            elif delta_kind == "signature_delta":
-                block.signature = field(delta, "signature")
-            elif delta_kind == "citations_delta":
-                if block.citations is None:
-                    block.citations = []
-                block.citations.append(field(delta, "citation"))
-            elif delta_kind == "compaction_delta":
-                # The summary comes whole, in one delta: it replaces, as the SDK's own
-                # accumulator does (anthropic/lib/streaming/_beta_messages.py).
-                block.summary = (field(delta, "content"), field(delta, "encrypted_content"))
+        fields = wire(event)
+        kind = fields.get("type")
+        if kind == "message_delta":
+            delta = wire(fields.get("delta"))
+            self._stop_value(delta)
+            self._count(fields.get("usage"))
+        elif self._ended:
+            if kind != "ping":
+                self._late += 1  # the reply has ended: nothing else changes it
+        elif kind == "content_block_delta":
+            self._delta(fields)
         elif kind == "content_block_start":
-            index = _index(event)
+            index = _index(fields)
             if index is _NO_INDEX:
                 self._stray += 1
             else:
-                self._blocks[index] = _Block(field(event, "content_block"))
+                self._blocks[index] = _Block(fields.get("content_block"))
         elif kind == "content_block_stop":
-            block = self._blocks.get(_index(event))
+            block = self._blocks.get(_index(fields))
             if block is None:
                 self._stray += 1
             else:
                 block.stopped = True
-        elif kind == "message_delta":
-            delta = field(event, "delta")
-            value = field(delta, "stop_reason")
-            if value is not None:
-                self._stop_reason = value
-            value = field(delta, "stop_sequence")
-            if value is not None:
-                self._stop_sequence = value
-            value = field(delta, "stop_details")
-            if value is not None:
-                self._stop_details = value
         elif kind == "message_start":
-            self._message = field(event, "message")
-            for index, block in enumerate(as_list(field(self._message, "content"))):
-                # A message_start that already holds blocks (a prefilled proxy reply).
-                started = _Block(block)
-                started.stopped = True
-                self._blocks[("start", index)] = started
+            self._start(fields.get("message"))
         elif kind == "message_stop":
             self._ended = True
         elif kind == "error":
-            self._error = field(event, "error", event)
+            self._error = fields.get("error", event)
         # `ping` and the SDK's derived events (`text`, `input_json`, ...) carry nothing new.
 
-    def result(self) -> Stop:
-        """Return the `Stop` of what was fed so far (`stream_incomplete` before `message_stop`)."""
-        if self._cached is None:
-            self._cached = self._build()
-        return self._cached
+    def _delta(self, fields: Any) -> None:
+        block = self._blocks.get(_index(fields))
+        if block is None:
+            self._stray += 1
+            return
+        delta = wire(fields.get("delta"))
+        delta_kind = delta.get("type")
+        name = _FRAGMENT_OF.get(delta_kind) if type(delta_kind) is str else None
+        if name is not None:
+            fragment = delta.get(name)
+            if type(fragment) is str:
+                block.parts.append(fragment)
+        elif delta_kind == "signature_delta":
+            block.signature = delta.get("signature")
+        elif delta_kind == "citations_delta":
+            if block.citations is None:
+                block.citations = []
+            block.citations.append(delta.get("citation"))
+        elif delta_kind == "compaction_delta":
+            # The summary comes whole, in one delta: it replaces, as the SDK's own
+            # accumulator does (anthropic/lib/streaming/_beta_messages.py).
+            block.summary = (delta.get("content"), delta.get("encrypted_content"))
 
-    def _build(self) -> Stop:
+    def _start(self, message: Any) -> None:
+        self._message = message
+        fields = wire(message)
+        for index, block in enumerate(listed(fields.get("content"))):
+            # A message_start that already holds blocks (programmatic tool calling, a
+            # prefilled proxy reply): they arrived whole.
+            started = _Block(block)
+            started.stopped = True
+            self._blocks[("start", index)] = started
+        self._stop_value(fields)
+        self._count(fields.get("usage"))
+
+    def _stop_value(self, fields: Any) -> None:
+        """Take the stop value (and its sequence and details) unless a stricter one is held."""
+        value = fields.get("stop_reason")
+        if value is None or not stricter(STOP_REASONS, self._stop_reason, value):
+            return
+        self._stop_reason = value
+        self._stop_sequence = fields.get("stop_sequence")
+        self._stop_details = fields.get("stop_details")
+
+    def _count(self, usage: Any) -> None:
+        """Usage counts are cumulative totals: a later count replaces an earlier one."""
+        for name, value in wire(usage).items():
+            if value is not None:
+                self._usage[name] = to_json(value)
+
+    def _reading(self) -> Reading:
         content: list[dict[str, Any]] = []
-        texts: list[str] = []
         calls: list[ToolCall] = []
-        answered: set[Any] | None = None
-        kind: Any = None
         for block in self._blocks.values():
-            kind = block.kind
-            out = plain(block.start)
+            out = to_json(block.start, drop_none=True)
             if not isinstance(out, dict):
                 out = {}
+            kind = block.kind
             if kind == "text":
                 out["text"] = _text(out.get("text")) + "".join(block.parts)
-                texts.append(out["text"])
                 if block.citations is not None:
                     out["citations"] = [
-                        *as_list(out.get("citations")),
-                        *map(plain, block.citations),
+                        *listed(out.get("citations")),
+                        *(to_json(c, drop_none=True) for c in block.citations),
                     ]
             elif kind in _INPUT_BLOCKS:
                 out["input"], call = _input(block, out)
@@ -167,57 +196,37 @@ class AnthropicStream:
                     out["signature"] = block.signature
             elif kind == "compaction" and block.summary is not None:
                 out["content"], out["encrypted_content"] = block.summary
-            result_of = out.get("tool_use_id")
-            if isinstance(result_of, str):  # an id of another type names no call (nor hashes)
-                if answered is None:
-                    answered = set()
-                answered.add(result_of)
             content.append(out)
-
-        message = self._message
+        message = wire(self._message)
         raw: dict[str, Any] = {
-            "id": field(message, "id"),
+            "id": message.get("id"),
             "type": "message",
             "role": "assistant",
-            "model": field(message, "model"),
+            "model": message.get("model"),
             "content": content,
             "stop_reason": self._stop_reason,
             "stop_sequence": self._stop_sequence,
-            "stop_details": plain(self._stop_details),
+            "stop_details": to_json(self._stop_details, drop_none=True),
         }
-        notes: list[str] = []
-        details: dict[str, Any] = {}
-        forced: tuple[StopReason, str, str] | None = None
-        if self._error is not None:
-            error = plain(self._error)
-            details["error"] = error
-            forced = (
-                StopReason.UNKNOWN,
-                "error",
-                f"the stream carried an error event ({field(error, 'type')}: "
-                f"{field(error, 'message')})",
-            )
-        elif not self._ended:
-            forced = (
-                StopReason.UNKNOWN,
-                "stream_incomplete",
-                f"the stream ended after {self._events} events without message_stop",
-            )
-        if self._stray:
-            notes.append(f"{self._stray} block events named no started block: ignored")
-        return decide(
-            raw=raw,
-            raw_reason=self._stop_reason,
-            text="".join(texts),
-            calls=calls,
-            answered=answered,
-            ends_in_tool_use=kind == "tool_use",
-            stop_sequence=self._stop_sequence,
-            stop_details=self._stop_details,
-            notes=notes,
-            details=details,
-            forced=forced,
+        if self._usage:
+            raw["usage"] = self._usage
+        error = to_json(self._error, drop_none=True) if self._error is not None else None
+        said = wire(error)
+        reading = self._settle(
+            self._read(raw),
+            end="message_stop",
+            ended=self._ended,
+            late=self._late,
+            error=error,
+            error_note=f"the stream carried an error event ({said.get('type')}: "
+            f"{said.get('message')})",
         )
+        # The calls as streamed: a block whose input never finished, or whose pieces are not
+        # JSON, is incomplete (the rebuilt reply can only hold what parsed).
+        reading.calls = calls
+        if self._stray:
+            reading.notes.append(f"{self._stray} block events named no started block: ignored")
+        return reading
 
 
 def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:
@@ -228,7 +237,7 @@ def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:
         value = out.get("input")
         call = make_call(call_id, name, value if value is not None else {})
         if not block.stopped:
-            call = call.model_copy(update={"complete": False, "error": _UNFINISHED})
+            call = cut(call, _UNFINISHED)
         return value if value is not None else {}, call
     joined = "".join(block.parts)
     if block.stopped:
@@ -243,7 +252,7 @@ def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:
         complete, error = False, _UNFINISHED
     call = make_call(call_id, name, arguments)
     if not complete:
-        call = call.model_copy(update={"complete": False, "error": error})
+        call = cut(call, error or _UNFINISHED)
     return arguments, call
 
 
@@ -253,9 +262,9 @@ _UNFINISHED = "the stream ended before this call's input was complete"
 _NO_INDEX: Any = object()
 
 
-def _index(event: Any) -> Any:
+def _index(fields: Any) -> Any:
     """The block index an event names (`_NO_INDEX` when it is a list, an object, ...)."""
-    index = field(event, "index")
+    index = fields.get("index")
     return index if index is None or isinstance(index, int | str | float) else _NO_INDEX
 
 

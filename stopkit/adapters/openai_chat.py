@@ -1,179 +1,299 @@
 """The OpenAI Chat Completions adapter, also for the servers that speak its dialect.
 
-One table maps `choices[i].finish_reason` (OpenAI's five values plus the compatible servers' own:
-DeepSeek, vLLM, OpenRouter, Together, Mistral); a few named steps then read the rest of the choice
-(`message.refusal`, tool calls, Azure content filter results, in-band errors, vLLM `stop_reason`),
-each leaving a note on the `Stop`. The tables and steps live in `_openai_chat_rules.py`; streams
-are read by `_openai_chat_stream.ChatStream`, which hands what it assembled to the same `decide`.
+A reply says why each choice stopped in `choices[i].finish_reason`; the reader records the
+rest of the choice as facts (`message.refusal`, tool calls, Azure's content and prompt filter
+results, an in-band error from the choice, the reply or Groq's `x_groq`, vLLM's `stop_reason`,
+the legacy `finish_details`, usage) and the engine weighs them in DESIGN order. The tables and
+the provider steps live in `_openai_chat_rules.py`; streams are read by
+`_openai_chat_stream.ChatStream`, which rebuilds the whole reply and reads it with `readings`.
+
+Usage is counted as OpenAI counts it (openai/types/completion_usage.py): `prompt_tokens`
+includes the cached tokens (`prompt_tokens_details.cached_tokens`, also reported as
+`cache_read_tokens`), and `completion_tokens` includes the reasoning tokens
+(`completion_tokens_details.reasoning_tokens`).
+
+Example:
+    >>> stop = OpenAIChatAdapter().normalize({"object": "chat.completion", "choices": [
+    ...     {"index": 0, "message": {"role": "assistant", "content": "Hi"},
+    ...      "finish_reason": "stop"}]})
+    >>> (stop.reason.value, stop.text)
+    ('completed', 'Hi')
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_raw, field, make_stop
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
+from stopkit.adapters import _openai_chat_turns
+from stopkit.adapters._calls import cut, tool_call
+from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_chat_rules import (
     CONTENT_FILTER,
     FINISH_DETAILS_TYPE,
     FINISH_REASON,
     PROMPT_FILTER,
     PROVIDER,
+    RULES,
     VLLM_STOP_REASON,
-    decide,
-    filter_detail,
-    plain_stop,
-    prompt_filtered,
-    read_calls,
-    reader,
-    text_of,
+    category_detail,
+    filter_hits,
+    visible_text,
 )
+from stopkit.adapters._openai_chat_stream import ChatStream
+from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._wire import listed, raw_value, wire
 
-if TYPE_CHECKING:
-    from stopkit.adapters._openai_chat_stream import ChatStream
-
-__all__ = ["CONTENT_FILTER", "FINISH_DETAILS_TYPE", "FINISH_REASON", "OpenAIChatAdapter"]
+__all__ = [
+    "CONTENT_FILTER",
+    "FINISH_DETAILS_TYPE",
+    "FINISH_REASON",
+    "OpenAIChatAdapter",
+    "read",
+    "readings",
+]
 
 _R = StopReason
-_EMPTY: tuple[ToolCall, ...] = ()
+_SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
+# A choice of one of these is not an object (a bool is an int).
+_NOT_AN_OBJECT = (str, bytes, int, float, list, tuple)
 # `object` values of bodies with `choices` that are not chat completions.
 _NOT_A_COMPLETION = ("text_completion", "chat.completion.chunk", "response")
-_SCALARS = (str, bytes, int, float, list, tuple)
-_SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
+
+# What a reply says beside its choices, read once for all of them: details, the in-band
+# error, a blocked prompt (detail, what said so), usage.
+_Around = tuple[dict[str, Any], Any, "tuple[str, str] | None", "Usage | None"]
 
 
-def _unreadable(reply: Any, details: dict[str, Any], notes: list[str], **why: Any) -> Stop:
-    """Decide a reply with no choice to read (`why`: a blocked prompt, or a malformed choice)."""
-    return decide(
-        None, raw=reply, text="", refusal=None, calls=_EMPTY, details=details, notes=notes, **why
-    )
+def readings(reply: Any) -> list[Reading]:
+    """Read a Chat Completions reply (a JSON dict or an SDK object): one `Reading` per choice.
+
+    The choices come in `index` order; a reply without choices gives one reading.
+
+    Example:
+        >>> [r.text for r in readings({"choices": [
+        ...     {"index": 1, "message": {"content": "B"}, "finish_reason": "stop"},
+        ...     {"index": 0, "message": {"content": "A"}, "finish_reason": "stop"}]})]
+        ['A', 'B']
+    """
+    fields = wire(reply)
+    choices = fields.get("choices")
+    around = _around(fields)
+    if not isinstance(choices, _SEQUENCES):
+        reading = _base(reply, None, around)
+        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
+        reading.malformed = "choices is not a list"
+        return [reading]
+    if not choices:
+        return [_no_choice(reply, around)]
+    if len(choices) > 1:
+        choices = sorted(choices, key=_index)
+    return [_choice(reply, choice, around) for choice in choices]
 
 
-def _read_choice(reply: Any, choice: Any, prompt_hits: list[str]) -> Stop:
-    details: dict[str, Any] = {}
-    notes: list[str] = []
-    if prompt_hits:
-        details["prompt_filter_results"] = field(reply, "prompt_filter_results")
-    if choice is None or isinstance(choice, _SCALARS):
-        return _unreadable(
-            reply, details, notes, malformed=f"a choice is a {type(choice).__name__}, not an object"
-        )
-    get = choice.get if type(choice) is dict else reader(choice)  # reader(), inlined for a dict
-    message = get("message")
-    message_get = message.get if type(message) is dict else reader(message)
-    malformed: str | None = None
-    content = message_get("content")
-    text = content if type(content) is str else text_of(content)
-    if text is None and isinstance(content, dict):
-        # Cloudflare Workers AI answers a JSON-schema request with the object itself.
-        text = json.dumps(content, ensure_ascii=False)
-        notes.append("message.content is a JSON object, not a string: text is its JSON")
-    if text is None:
-        malformed, text = "message.content is neither a string nor a list of parts", ""
-    refusal = message_get("refusal")
-    if not isinstance(refusal, str) or not refusal:
-        refusal = None
-    if message_get("tool_calls") is None and message_get("function_call") is None:
-        calls = _EMPTY  # read_calls' answer for a message with no call of any kind
-    else:
-        calls, custom, legacy, problem = read_calls(message)
-        malformed = malformed or problem
-        if custom:
-            details["custom_tool_calls"] = custom
-        if legacy:
-            details["legacy_function_call"] = True
-    # Dialect extras (OpenRouter, legacy vision, Azure, OpenAI moderation); the in-band error of
-    # the choice (OpenRouter), of the reply, or of Groq's x_groq.
-    native = get("native_finish_reason")
-    if native:
-        details["native_finish_reason"] = native
-    finish_details = get("finish_details")
-    if finish_details:
-        details["finish_details"] = finish_details
-    filter_results = get("content_filter_results")
-    if filter_results:
-        details["content_filter_results"] = filter_results
-    reply_get = reply.get if type(reply) is dict else reader(reply)
-    moderation = reply_get("moderation")
-    if moderation is not None:
-        details["moderation"] = moderation
-    error = get("error")
-    if error is None:
-        error = reply_get("error")
-    if error is None:
-        groq = reply_get("x_groq")
-        if groq is not None:
-            error = reader(groq)("error") or None
-    finish_reason = get("finish_reason")
-    stop_reason = get("stop_reason")
-    if (
-        type(finish_reason) is str
-        and malformed is None
-        and not prompt_hits
-        and not filter_results
-        and error is None
-        and stop_reason is None
-    ):  # little for a step to reconcile: decide's first answer, without its keyword call
-        plain = plain_stop(finish_reason, reply, text, calls, refusal, notes, details)
-        if plain is not None:
-            return plain
-    return decide(
-        finish_reason if type(finish_reason) is str else as_raw(finish_reason),
-        raw=reply,
-        text=text,
-        refusal=refusal,
-        calls=calls,
-        details=details,
-        notes=notes,
-        error=error,
-        stop_reason=stop_reason,
-        filtered=filter_detail(filter_results) if filter_results else None,
-        prompt_hits=prompt_hits,
-        finish_details_type=field(finish_details, "type") if finish_details else None,
-        malformed=malformed,
-    )
+def read(reply: Any) -> Reading:
+    """Read the reply's first choice (the lowest `index`): what `normalize` reports.
+
+    Example:
+        >>> read({"choices": [{"message": {"content": "Hi"}, "finish_reason": "stop"}]}).text
+        'Hi'
+    """
+    fields = wire(reply)
+    choices = fields.get("choices")
+    if not isinstance(choices, _SEQUENCES) or not choices:
+        return readings(reply)[0]
+    first = choices[0] if len(choices) == 1 else min(choices, key=_index)
+    return _choice(reply, first, _around(fields))
 
 
 def _index(choice: Any) -> int:
-    index = field(choice, "index")
+    index = wire(choice).get("index")
     return index if type(index) is int else 0
 
 
-def _no_choice(reply: Any, prompt_hits: list[str]) -> Stop:
+def _around(fields: Mapping[str, Any]) -> _Around:
     details: dict[str, Any] = {}
-    notes: list[str] = []
-    error = field(reply, "error")
-    if prompt_hits:
-        details["prompt_filter_results"] = field(reply, "prompt_filter_results")
-        return _unreadable(reply, details, notes, prompt_hits=prompt_hits)
+    usage: Usage | None = None
+    counts = fields.get("usage")
+    if counts is not None:
+        details["usage"] = counts
+        usage = _usage(counts)
+    moderation = fields.get("moderation")
+    if moderation is not None:
+        details["moderation"] = moderation
+    error = fields.get("error")
+    if error is None:
+        groq = fields.get("x_groq")
+        if groq is not None:
+            error = wire(groq).get("error") or None
+    blocked: tuple[str, str] | None = None
+    prompt = fields.get("prompt_filter_results")
+    if prompt:
+        hits: dict[str, None] = {}  # the categories, each named once, in order
+        for entry in listed(prompt):
+            hits.update(dict.fromkeys(filter_hits(wire(entry).get("content_filter_results"))))
+        if hits:
+            details["prompt_filter_results"] = prompt
+            detail = PROMPT_FILTER["filtered: true"][1] or "prompt_blocked"
+            blocked = detail, f"prompt_filter_results filtered {', '.join(hits)}"
+    return details, error, blocked, usage
+
+
+def _usage(usage: Any) -> Usage | None:
+    """The token counts of a Chat `usage` (openai/types/completion_usage.py: CompletionUsage)."""
+    counts = wire(usage)
+    prompt = wire(counts.get("prompt_tokens_details"))
+    return tokens(
+        counts.get("prompt_tokens"),
+        counts.get("completion_tokens"),
+        wire(counts.get("completion_tokens_details")).get("reasoning_tokens"),
+        prompt.get("cached_tokens"),
+        prompt.get("cache_write_tokens"),
+        counts.get("total_tokens"),
+    )
+
+
+def _base(reply: Any, raw_reason: Any, around: _Around) -> Reading:
+    """A reading holding what the reply says beside its choices."""
+    details, error, _, reading_usage = around
+    reading = Reading(reply, raw_reason)
+    reading.details.update(details)
+    reading.usage = reading_usage
     if error is not None:
-        details["error"] = error
-        notes.append("no choices, and an error in the reply: unknown/error")
-        return make_stop(
-            _R.UNKNOWN, provider=PROVIDER, raw=reply, detail="error", notes=notes, details=details
-        )
-    notes.append("the reply has no choices: unknown/missing")
-    return make_stop(_R.UNKNOWN, provider=PROVIDER, raw=reply, detail="missing", notes=notes)
+        reading.error = reading.details["error"] = error
+    return reading
+
+
+def _no_choice(reply: Any, around: _Around) -> Reading:
+    """A reply with `choices: []`: a blocked prompt, an error, or nothing to read."""
+    reading = _base(reply, None, around)
+    reading.verdict = _R.UNKNOWN, "missing"
+    blocked = around[2]
+    if blocked is not None:
+        reading.filter = blocked
+    elif reading.error is not None:
+        reading.verdict = _R.UNKNOWN, "error"
+        reading.notes.append("no choices, and an in-band error in the reply: unknown/error")
+    else:
+        reading.notes.append("the reply has no choices: unknown/missing")
+    return reading
+
+
+def _choice(reply: Any, choice: Any, around: _Around) -> Reading:
+    """Read one choice into its facts."""
+    said = wire(choice)
+    reading = _base(reply, said.get("finish_reason"), around)
+    if choice is None or isinstance(choice, _NOT_AN_OBJECT):
+        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
+        reading.malformed = f"a choice is a {type(choice).__name__}, not an object"
+        return reading
+    details = reading.details
+    message = wire(said.get("message"))
+    content = message.get("content")
+    text = content if type(content) is str else visible_text(content)
+    if text is None:
+        if isinstance(content, dict):
+            # Cloudflare Workers AI answers a JSON-schema request with the object itself.
+            text = json.dumps(content, ensure_ascii=False)
+            reading.notes.append("message.content is a JSON object, not a string: text is its JSON")
+        else:
+            text = ""
+            reading.malformed = "message.content is neither a string nor a list of parts"
+    reading.text = text
+    refusal = message.get("refusal")
+    if isinstance(refusal, str) and refusal:
+        reading.refusal = refusal
+    if message.get("tool_calls") is not None or message.get("function_call") is not None:
+        _calls(message, reading)
+    # Dialect extras: OpenRouter's own value, the legacy vision shape, Azure's filters.
+    native = said.get("native_finish_reason")
+    if native:
+        details["native_finish_reason"] = native
+    finish_details = said.get("finish_details")
+    if finish_details:
+        details["finish_details"] = finish_details
+        raw = reading.raw_reason
+        legacy = wire(finish_details).get("type")
+        if (raw is None or raw == "") and type(legacy) is str and legacy in FINISH_DETAILS_TYPE:
+            reading.notes.append(f"no finish_reason: legacy finish_details.type {legacy!r} read")
+            reading.raw_reason = legacy
+            reading.verdict = FINISH_DETAILS_TYPE[legacy]
+    results = said.get("content_filter_results")
+    if results:
+        details["content_filter_results"] = results
+        hits = filter_hits(results)
+        if hits:
+            why = f"content_filter_results filtered {', '.join(hits)}"
+            reading.filter = category_detail(hits) or "safety", why
+    if reading.filter is None:
+        reading.filter = around[2]
+    error = said.get("error")  # the choice's own (OpenRouter) before the reply's
+    if error is not None:
+        reading.error = details["error"] = error
+    stop_reason = said.get("stop_reason")  # vLLM: the stop string, or a stop token's id
+    if stop_reason is not None:
+        details["stop_reason"] = stop_reason
+        if type(stop_reason) is str:
+            reading.stop_sequence = stop_reason
+    return reading
+
+
+def _calls(message: Mapping[str, Any], reading: Reading) -> None:
+    """Read a message's tool calls (function, custom, or one legacy `function_call`)."""
+    raw_calls = message.get("tool_calls")
+    if raw_calls is not None and not isinstance(raw_calls, _SEQUENCES):
+        reading.malformed = reading.malformed or "message.tool_calls is not a list"
+        return
+    calls: list[ToolCall] = []
+    custom: list[str] = []
+    for item in raw_calls or ():
+        said = wire(item)
+        function = said.get("function")
+        if said.get("custom") is not None and (
+            function is None or raw_value(said.get("type")) == "custom"
+        ):
+            call = _custom_call(said)
+            custom.append(call.id)
+        else:
+            named = wire(function)
+            call = tool_call(said.get("id"), named.get("name"), named.get("arguments"))
+        calls.append(call)
+    if custom:
+        reading.details["custom_tool_calls"] = custom
+    if not calls:
+        legacy = wire(message.get("function_call"))
+        name = legacy.get("name")
+        # Some servers send an empty `{"name": "", "arguments": ""}`: that is no call at all.
+        if isinstance(name, str) and name:
+            calls.append(tool_call("", name, legacy.get("arguments")))
+            reading.details["legacy_function_call"] = True
+    reading.calls = calls
+
+
+def _custom_call(item: Mapping[str, Any]) -> ToolCall:
+    """A custom tool's call: its input is free text, not JSON, kept whole under "input"."""
+    custom = wire(item.get("custom"))
+    text = custom.get("input")
+    if not isinstance(text, str):
+        return cut(tool_call(item.get("id"), custom.get("name"), None), "custom call has no input")
+    return tool_call(item.get("id"), custom.get("name"), {"input": text})
 
 
 class OpenAIChatAdapter:
     """Reads OpenAI Chat Completions replies and the OpenAI-compatible servers' dialects.
 
     Example:
-        >>> stop = OpenAIChatAdapter().normalize({"object": "chat.completion", "choices": [
-        ...     {"index": 0, "message": {"role": "assistant", "content": "Hi"},
-        ...      "finish_reason": "stop"}]})
-        >>> (stop.reason.value, stop.text)
-        ('completed', 'Hi')
+        >>> stopkit.get_adapter("openai.chat").normalize(completion).reason  # doctest: +SKIP
+        <StopReason.TOOL_REQUEST: 'tool_request'>
     """
 
     name = PROVIDER
     # A chat completion has a `choices` list: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("choices",)
-    tables: dict[str, dict[str, tuple[StopReason, str | None]]] = {  # noqa: RUF012
+    tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "finish_reason": FINISH_REASON,
         "finish_details.type": FINISH_DETAILS_TYPE,
         "stop_reason (vLLM)": VLLM_STOP_REASON,
@@ -182,9 +302,10 @@ class OpenAIChatAdapter:
     }
     stream_notes: tuple[str, ...] = (
         "A stream ends at the chunk carrying finish_reason; the usage-only chunk after it "
-        "(choices: []) is read for nothing else.",
+        "(choices: []) is read for usage only.",
         "Azure's asynchronous filter may send content_filter after stop, or annotation chunks "
-        "with filtered: true: the later, stricter signal wins.",
+        "with filtered: true: the later, stricter signal wins; a milder one never does.",
+        "Text or tool calls sent after a choice's finish_reason are ignored (a note counts them).",
         "A chunk carrying an error object (Groq, OpenRouter) makes the reply unknown/error "
         "unless it was already filtered or cut off.",
     )
@@ -195,96 +316,47 @@ class OpenAIChatAdapter:
         An `object` of `"response"` is the Responses API's, whatever else the body holds: the
         two adapters never claim the same reply, so their detection order does not matter.
         """
-        if type(reply) is dict:  # the JSON body: `field` inlined
-            if not isinstance(reply.get("choices"), _SEQUENCES):
-                return False
-            kind = reply.get("object")
-            if type(kind) is str:
-                return kind not in _NOT_A_COMPLETION
-            return as_raw(kind) not in _NOT_A_COMPLETION
-        choices = field(reply, "choices")
-        if not isinstance(choices, _SEQUENCES):
+        fields = wire(reply)
+        if not isinstance(fields.get("choices"), _SEQUENCES):
             return False
-        kind = as_raw(field(reply, "object"))
-        return kind not in _NOT_A_COMPLETION
+        kind = fields.get("object")
+        return (kind if type(kind) is str else raw_value(kind)) not in _NOT_A_COMPLETION
 
     def detects_event(self, event: Any) -> bool:
-        """Say whether `event` is a chat completion chunk (Azure's first one has no object)."""
-        if not isinstance(field(event, "choices"), list | tuple):
+        """Say whether `event` is a chat completion chunk (Azure's first one has no object).
+
+        Perplexity labels its chunks `chat.completion`: such an event is a chunk when a choice
+        carries a `delta` (a whole reply's choices carry a `message` instead).
+        """
+        fields = wire(event)
+        choices = fields.get("choices")
+        if not isinstance(choices, _SEQUENCES):
             return False
-        return as_raw(field(event, "object")) not in ("text_completion", "chat.completion")
+        kind = raw_value(fields.get("object"))
+        if kind == "chat.completion":
+            return any(wire(choice).get("delta") is not None for choice in choices)
+        return kind not in ("text_completion",)
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        plain = type(reply) is dict
-        choices = reply.get("choices") if plain else field(reply, "choices")
-        if not isinstance(choices, _SEQUENCES):
-            return decide(
-                None,
-                raw=reply,
-                text="",
-                refusal=None,
-                calls=_EMPTY,
-                details={},
-                notes=[],
-                malformed="choices is not a list",
-            )
-        filters = (reply.get if plain else reader(reply))("prompt_filter_results")
-        hits = prompt_filtered(reply) if filters else []
-        if not choices:
-            return _no_choice(reply, hits)
-        first = choices[0] if len(choices) == 1 else min(choices, key=_index)
-        return _read_choice(reply, first, hits)
+        return decide(read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        choices = field(reply, "choices")
-        if not isinstance(choices, _SEQUENCES) or not choices:
-            return (self.normalize(reply),)
-        hits = prompt_filtered(reply) if reader(reply)("prompt_filter_results") else []
-        return tuple(_read_choice(reply, c, hits) for c in sorted(choices, key=_index))
+        return tuple(decide(reading, RULES) for reading in readings(reply))
 
     def stream(self) -> ChatStream:
         """Return a fresh accumulator for one streamed chat completion."""
-        from stopkit.adapters._openai_chat_stream import ChatStream
-
-        return ChatStream()
+        return ChatStream(readings)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message as sent: role, content, tool calls, refusal.
-
-        Tool calls carry their arguments as the string the model sent (re-encoded only when
-        none was sent); a legacy `function_call` reply gives a `function_call` message.
 
         Example:
             >>> OpenAIChatAdapter().assistant_message(stop)  # doctest: +SKIP
             [{'role': 'assistant', 'content': None, 'tool_calls': [...]}]
         """
-        message: dict[str, Any] = {"role": "assistant"}
-        calls = stop.tool_calls
-        message["content"] = stop.text if stop.text or not calls else None
-        if stop.refusal:
-            message["refusal"] = stop.refusal
-        if stop.details.get("legacy_function_call") and calls:
-            call = calls[0]
-            message["function_call"] = {"name": call.name, "arguments": _arguments(call)}
-        elif calls:
-            custom = set(stop.details.get("custom_tool_calls", ()))
-            message["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "custom",
-                    "custom": {"name": c.name, "input": c.arguments.get("input", "")},
-                }
-                if c.id in custom
-                else {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": _arguments(c)},
-                }
-                for c in calls
-            ]
-        return [message]
+        return _openai_chat_turns.assistant_message(stop)
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one `tool` message per call id, in order (`function` for a legacy call).
@@ -294,9 +366,7 @@ class OpenAIChatAdapter:
             ...     name="f", content="42")])  # doctest: +SKIP
             [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
         """
-        if stop.details.get("legacy_function_call"):
-            return [{"role": "function", "name": r.name, "content": r.content} for r in results]
-        return [{"role": "tool", "tool_call_id": r.call_id, "content": r.content} for r in results]
+        return _openai_chat_turns.tool_results(stop, results)
 
     def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Not applicable: Chat Completions never pauses a turn, so there is nothing to resume.
@@ -308,9 +378,3 @@ class OpenAIChatAdapter:
             f"openai.chat replies cannot be resumed: Chat Completions has no paused stop "
             f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
         )
-
-
-def _arguments(call: ToolCall) -> str:
-    if call.arguments_json is not None:
-        return call.arguments_json
-    return json.dumps(call.arguments, ensure_ascii=False)

@@ -1,0 +1,42 @@
+r"""Decoding a JSON body, the one way stopkit does it (replies, stream events, payload files).
+
+pydantic-core's parser first (already loaded with pydantic; several times `json.loads` on small
+bodies); where it refuses a body only for its nesting (it stops at 254 levels), the standard
+library reads it, so a reply gives the same answer as a `dict` and as its text. A UTF-8 byte
+order mark is skipped.
+
+Example:
+    >>> loads(b'\xef\xbb\xbf{"a": 1}')
+    {'a': 1}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic_core import from_json
+
+__all__ = ["JSONDecodeFailed", "loads"]
+
+_BOM = b"\xef\xbb\xbf"
+
+
+class JSONDecodeFailed(ValueError):
+    """The text is not JSON stopkit can read; the message says where and why."""
+
+
+def loads(data: str | bytes | bytearray | memoryview) -> Any:
+    """Decode one JSON document; raise `JSONDecodeFailed` naming the problem."""
+    data = data.removeprefix("\ufeff") if isinstance(data, str) else bytes(data).removeprefix(_BOM)
+    try:
+        return from_json(data)
+    except ValueError as exc:
+        if "recursion limit" not in str(exc):
+            raise JSONDecodeFailed(str(exc)) from None
+    try:  # nested deeper than pydantic-core reads: the standard library's parser
+        return json.loads(data)
+    except RecursionError:
+        raise JSONDecodeFailed("nested too deeply to read") from None
+    except ValueError as exc:
+        raise JSONDecodeFailed(str(exc)) from None

@@ -1,0 +1,111 @@
+"""`Reading`: what an adapter read from one reply, in no provider's shape.
+
+An adapter's reader fills one `Reading` per reply (per choice or candidate where there are
+several): the facts, as the reply states them. It decides nothing; the engine
+(`stopkit.adapters._engine.decide`) applies DESIGN section 3 to the reading, in order, once
+for every adapter, and builds the `Stop`. A stream accumulator fills the same record from the
+reply its events amount to, and says whether the stream reached its end.
+
+Adding a field to `Stop` means: the field in `stopkit/_stop.py`, its fact here, and one line
+in the engine's builder.
+
+Example:
+    >>> reading = Reading(raw={"stop_reason": "end_turn"}, raw_reason="end_turn")
+    >>> reading.text = "Hi"
+    >>> (reading.raw_reason, reading.ended, reading.calls)
+    ('end_turn', True, ())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from stopkit._stop import StopReason, ToolCall, Usage, _fast_usage
+
+__all__ = ["Reading", "Verdict", "tokens"]
+
+Verdict = tuple[StopReason, str | None]
+"""A reason and its detail, as a mapping table or a step gives them."""
+
+
+class Reading:
+    """The facts of one reply; attributes not set keep the class defaults below.
+
+    `raw` and `raw_reason` are what the `Stop` keeps as sent; every other fact is in the
+    engine's vocabulary (a refusal is a refusal, whichever field said it).
+    """
+
+    # Defaults live on the class (none is mutable): a reader sets only what its reply holds,
+    # and building a Reading costs its two mutable fields.
+    verdict: Verdict | None = None
+    """The table's answer when the reader looked it up itself (another table, a decoded
+    number); None lets the engine look up `raw_reason` in the adapter's table."""
+    text: str = ""
+    """The visible text, thinking/reasoning excluded."""
+    calls: Sequence[ToolCall] = ()
+    """Client tool calls, in order (server-executed tools are not calls)."""
+    answered: Collection[str] | None = None
+    """Ids of calls whose result already sits in the same reply (run by the provider)."""
+    refusal: str | None = None
+    filter: tuple[str, str] | None = None
+    """A filter signal beside the stop value: (detail, what said so)."""
+    stop_sequence: str | None = None
+    cut_in_call: bool = False
+    """The reply ended inside its last tool call (that call is only partly written)."""
+    error: Any = None
+    """An in-band error object sent beside the stop value (also kept in details)."""
+    ended: bool = True
+    """False for a stream that stopped before its terminal event."""
+    malformed: str | None = None
+    """What about the reply could not be read, in words."""
+    usage: Usage | None = None
+    ceiling: int | None = None
+    """The request's output-token ceiling, where the reply carries it."""
+
+    def __init__(self, raw: Any, raw_reason: Any = None) -> None:
+        self.raw = raw
+        self.raw_reason = raw_reason
+        self.details: dict[str, Any] = {}
+        self.notes: list[str] = []
+
+
+def tokens(
+    input_tokens: Any = None,
+    output_tokens: Any = None,
+    reasoning_tokens: Any = None,
+    cache_read_tokens: Any = None,
+    cache_write_tokens: Any = None,
+    total_tokens: Any = None,
+) -> Usage | None:
+    """Build the `Usage` of counts read off the wire; None when the reply said none of them.
+
+    A count that is not a non-negative int (a string, a float, a bool) is not a count: None.
+
+    Example:
+        >>> tokens(12, 40, total_tokens="52").total_tokens is None
+        True
+    """
+    # Every reply with usage comes through here: the checks are written out, not called.
+    counts = {
+        "input_tokens": input_tokens if type(input_tokens) is int and input_tokens >= 0 else None,
+        "output_tokens": (
+            output_tokens if type(output_tokens) is int and output_tokens >= 0 else None
+        ),
+        "reasoning_tokens": (
+            reasoning_tokens if type(reasoning_tokens) is int and reasoning_tokens >= 0 else None
+        ),
+        "cache_read_tokens": (
+            cache_read_tokens if type(cache_read_tokens) is int and cache_read_tokens >= 0 else None
+        ),
+        "cache_write_tokens": (
+            cache_write_tokens
+            if type(cache_write_tokens) is int and cache_write_tokens >= 0
+            else None
+        ),
+        "total_tokens": total_tokens if type(total_tokens) is int and total_tokens >= 0 else None,
+    }
+    for value in counts.values():
+        if value is not None:
+            return _fast_usage(counts)
+    return None

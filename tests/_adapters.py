@@ -1,0 +1,189 @@
+"""The one registry of the built-in adapters that every cross-adapter suite is parametrized over.
+
+One row per built-in adapter: its name, its payload folder (also the name of its module and of
+its `tests/sdk_forms/` module), the shared corpus's wire formats it reads, where a reply keeps
+its stop value (for the property tests), which event ends one of its streams, and whether its
+streams are server-sent events on the wire. `tests/test_registry.py` pins the rows to the
+adapters stopkit registers, by reflection: a new built-in adapter fails that test until it has
+its row here, and then every cross-adapter suite covers it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+_MISSING: Any = object()
+Path = tuple[Any, ...]
+"""Keys and indexes leading to a value inside a JSON reply."""
+
+
+def get(obj: Any, key: Any) -> Any:
+    """`obj[key]` for a dict key or a list index, `_MISSING` when there is none."""
+    if isinstance(obj, dict):
+        return obj.get(key, _MISSING)
+    if isinstance(obj, list) and isinstance(key, int) and 0 <= key < len(obj):
+        return obj[key]
+    return _MISSING
+
+
+def value_at(reply: Any, path: Path) -> Any:
+    """The value at `path` in `reply`, or `MISSING`."""
+    node = reply
+    for key in path:
+        node = get(node, key)
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+MISSING = _MISSING
+
+
+def _either(obj: Any, camel: str, snake: str) -> str:
+    """The key a camel-or-snake reader takes (the camel one unless it is absent or None)."""
+    value = get(obj, camel)
+    return camel if value is not _MISSING and value is not None else snake
+
+
+# --- where each adapter reads its stop value ---------------------------------------------------
+
+
+def _chat_path(reply: Any) -> Path | None:
+    choices = get(reply, "choices")
+    if not isinstance(choices, list) or not choices:
+        return None
+
+    def index(i: int) -> int:
+        value = get(choices[i], "index")
+        return value if type(value) is int else 0
+
+    first = 0 if len(choices) == 1 else min(range(len(choices)), key=index)
+    return ("choices", first, "finish_reason")
+
+
+def _gemini_path(reply: Any) -> Path | None:
+    candidates = get(reply, "candidates")
+    if isinstance(candidates, list) and candidates:
+        return ("candidates", 0, _either(candidates[0], "finishReason", "finish_reason"))
+    if candidates is _MISSING or candidates is None or candidates == []:
+        feedback = _either(reply, "promptFeedback", "prompt_feedback")
+        return (feedback, _either(get(reply, feedback), "blockReason", "block_reason"))
+    return None
+
+
+# --- what ends a stream (DESIGN section 3, and each adapter's stream_notes) ---------------------
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj.get(name) if isinstance(obj, dict) else None
+
+
+def _listed(obj: Any, name: str) -> list[Any]:
+    value = _field(obj, name)
+    return value if isinstance(value, list) else []
+
+
+def _chat_ends(event: Any) -> bool:
+    # finish_reason, or the legacy finish_details that stands in for it (DESIGN section 3)
+    choices = _listed(event, "choices")
+    return any(_field(c, "finish_reason") or _field(c, "finish_details") for c in choices)
+
+
+def _gemini_ends(event: Any) -> bool:
+    candidates = _listed(event, "candidates")
+    if any(_field(c, "finishReason") or _field(c, "finish_reason") for c in candidates):
+        return True
+    feedback = _field(event, "promptFeedback") or _field(event, "prompt_feedback")
+    return bool(_field(feedback, "blockReason") or _field(feedback, "block_reason"))
+
+
+def _bedrock_ends(event: Any) -> bool:
+    from stopkit.adapters.bedrock import STREAM_ERRORS
+
+    if not isinstance(event, dict):
+        return False
+    kind = event.get("type")
+    keys = {kind} if isinstance(kind, str) else set(event)
+    return bool(keys & {"messageStop", *STREAM_ERRORS})
+
+
+_RESPONSES_END = {"response.completed", "response.incomplete", "response.failed"}
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """What the cross-adapter suites know of one built-in adapter."""
+
+    name: str
+    folder: str
+    """Its payload folder, module and `tests/sdk_forms/` module name."""
+    corpus: tuple[str, ...]
+    """The shared corpus's `wire_format` labels it reads."""
+    stop_path: Callable[[Any], Path | None]
+    """Where the first choice's/candidate's stop value sits (None: nowhere readable)."""
+    ends: Callable[[Any], bool]
+    """Whether a stream event is its stream's terminal event."""
+    more_stop_fields: tuple[Path, ...] = ()
+    """Further stop fields an unknown string must not make "fine"."""
+    sse: bool = True
+    """Whether its streams are server-sent events on the wire (Ollama: JSON lines; Bedrock:
+    AWS event stream)."""
+
+
+BUILTINS: tuple[Builtin, ...] = (
+    Builtin(
+        "anthropic",
+        "anthropic",
+        ("anthropic_messages",),
+        lambda r: ("stop_reason",),
+        lambda e: _field(e, "type") == "message_stop",
+    ),
+    Builtin(
+        "openai.chat",
+        "openai_chat",
+        ("openai_chat",),
+        _chat_path,
+        _chat_ends,
+        more_stop_fields=(("choices", 0, "finish_details", "type"),),
+    ),
+    Builtin(
+        "openai.responses",
+        "openai_responses",
+        ("openai_responses",),
+        lambda r: ("status",),
+        lambda e: _field(e, "type") in _RESPONSES_END,
+        more_stop_fields=(("incomplete_details", "reason"), ("error", "code")),
+    ),
+    Builtin("gemini", "gemini", ("gemini",), _gemini_path, _gemini_ends),
+    Builtin(
+        "bedrock",
+        "bedrock",
+        ("bedrock_converse",),
+        lambda r: ("stopReason",),
+        _bedrock_ends,
+        sse=False,
+    ),
+    Builtin(
+        "cohere",
+        "cohere",
+        ("cohere_v2",),
+        lambda r: ("finish_reason",),
+        lambda e: _field(e, "type") == "message-end",
+    ),
+    Builtin(
+        "ollama",
+        "ollama",
+        ("ollama_chat",),
+        lambda r: ("done_reason",),
+        lambda e: _field(e, "done") is True,
+        sse=False,
+    ),
+)
+
+BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
+BY_FOLDER: dict[str, Builtin] = {b.folder: b for b in BUILTINS}
+NAMES: tuple[str, ...] = tuple(b.name for b in BUILTINS)
+#: corpus wire format -> the adapter that reads it
+ADAPTER_OF_WIRE: dict[str, str] = {wire: b.name for b in BUILTINS for wire in b.corpus}

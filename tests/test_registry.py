@@ -1,0 +1,31 @@
+"""The test registry of built-in adapters (tests/_adapters.py) is the adapters stopkit ships."""
+
+from __future__ import annotations
+
+import stopkit
+from tests._adapters import BUILTINS, BY_FOLDER, NAMES
+from tests._payloads import PAYLOADS
+
+
+def _shipped() -> list[str]:
+    """The adapters stopkit registers itself (their classes live under stopkit.adapters)."""
+    return [
+        adapter.name
+        for adapter in stopkit.registered_adapters()
+        if type(adapter).__module__.startswith("stopkit.adapters.")
+    ]
+
+
+def test_every_shipped_adapter_has_exactly_one_row() -> None:
+    """A built-in adapter without its row (or a row for none) fails here, naming it."""
+    assert sorted(NAMES) == sorted(_shipped())
+    assert len(set(NAMES)) == len(NAMES)
+
+
+def test_each_row_names_its_module_and_payload_folder() -> None:
+    """A row's folder is the adapter's module and holds its payload cases."""
+    for row in BUILTINS:
+        adapter = stopkit.get_adapter(row.name)
+        assert type(adapter).__module__ == f"stopkit.adapters.{row.folder}", row.name
+        assert any((PAYLOADS / row.folder).glob("*.json")), f"no payload cases for {row.name}"
+    assert set(BY_FOLDER) == {p.name for p in PAYLOADS.iterdir() if p.is_dir()}
