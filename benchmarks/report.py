@@ -24,7 +24,7 @@ README = HERE / "README.md"
 START, END = "<!-- table:start -->", "<!-- table:end -->"
 
 DISTRIBUTIONS = ("stopkit", "pydantic", "pydantic-core", "anthropic", "openai", "google-genai",
-                 "litellm", "pydantic-ai-slim", "pyperf", "psutil")
+                 "litellm", "pydantic-ai-slim", "openai-agents", "pyperf", "psutil")
 
 
 def commit() -> str:
@@ -79,7 +79,7 @@ def _row(case: Case, bench: Any) -> dict[str, Any]:
         "group": case.group, "name": case.name, "call": case.call, "kind": case.kind,
         "adapter": case.adapter, "case": case.case, "unit": "s", "n_values": len(values),
         "per": "event" if case.kind.startswith("stream") else
-        ("turn" if case.kind == "loop_overhead" else "call"),
+        ("turn" if case.kind in ("loop_overhead", "loop_peer") else "call"),
         **_stats(values),
     }
 
@@ -104,6 +104,8 @@ def build_report(
                 r["ratio"], r["ratio_to"] = r["median"] / sdk["median"], "SDK accumulator"
             else:
                 r["ratio"], r["ratio_to"] = r["median"] / typical_floor, "median floor"
+        elif r["kind"] == "loop_peer" and (ours := by_kind.get(("loop_overhead", "", ""))):
+            r["ratio"], r["ratio_to"] = r["median"] / ours["median"], "stopkit loop per turn"
         elif r["kind"] == "loop_parallel":
             r["ratio"], r["ratio_to"] = r["median"] / 0.1, "one 100 ms tool"
         else:
@@ -312,6 +314,16 @@ def _targets(
     if overhead:
         out.append(_target("loop driver overhead <= 100 us per turn",
                            overhead["median"] <= 100e-6, f"{_fmt(overhead['median'])}/turn"))
+    peers = [r for r in rows if r["kind"] == "loop_peer"]
+    if overhead and peers:
+        closest = min(peers, key=lambda r: r["median"])
+        out.append(_target(
+            "stopkit loop per turn <= 1/10 of each peer's", all(
+                overhead["median"] * 10 <= r["median"] for r in peers),
+            "; ".join(f"{r['case']} {_fmt(r['median'])}/turn = "
+                      f"{r['median'] / overhead['median']:.0f}x" for r in peers)
+            + f" (closest: {closest['case']})",
+        ))  # fmt: skip
     parallel = by_kind.get(("loop_parallel", "", ""))
     if parallel:
         out.append(_target("10 parallel 100 ms tools finish in <= 130 ms",

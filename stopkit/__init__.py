@@ -33,7 +33,35 @@ if TYPE_CHECKING:
         UnknownStopReason,
         UnsupportedReply,
     )
-    from stopkit._handlers import (
+    from stopkit._normalize import detect, normalize, normalize_all
+    from stopkit._registry import (
+        get_adapter,
+        register_adapter,
+        registered_adapters,
+        unregister_adapter,
+    )
+    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
+    from stopkit._stream import anormalize_stream, normalize_stream
+    from stopkit._wrap import wrap
+    from stopkit.loop._driver import Loop, arun_loop, run_loop
+    from stopkit.loop._retry import RetryPolicy
+    from stopkit.loop._settings import LoopSettings
+    from stopkit.loop.events import (
+        Escalated,
+        Escalation,
+        LoopEnded,
+        LoopEvent,
+        ModelCallFailed,
+        ModelReplied,
+        Outcome,
+        Termination,
+        TextDelta,
+        ToolCalled,
+        ToolReturned,
+        ToolRun,
+        TurnStarted,
+    )
+    from stopkit.loop.handlers import (
         DEFAULT_HANDLERS,
         Action,
         Continue,
@@ -51,32 +79,6 @@ if TYPE_CHECKING:
         retry_with_more_tokens,
         run_tool_calls,
     )
-    from stopkit._loop import Loop, LoopSettings, arun_loop, run_loop
-    from stopkit._normalize import detect, normalize, normalize_all
-    from stopkit._outcome import (
-        Escalated,
-        Escalation,
-        LoopEnded,
-        LoopEvent,
-        ModelCallFailed,
-        ModelReplied,
-        Outcome,
-        Termination,
-        ToolCalled,
-        ToolReturned,
-        ToolRun,
-        TurnStarted,
-    )
-    from stopkit._registry import (
-        get_adapter,
-        register_adapter,
-        registered_adapters,
-        unregister_adapter,
-    )
-    from stopkit._retry import RetryPolicy
-    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
-    from stopkit._stream import anormalize_stream, normalize_stream
-    from stopkit._wrap import wrap
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._replay import ReplayTransport
 
@@ -115,6 +117,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "StopkitError",
     "StreamAccumulator",
     "Termination",
+    "TextDelta",
     "ToolCall",
     "ToolCalled",
     "ToolResult",
@@ -159,18 +162,20 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
     "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult", "Usage"),
     "_stream": ("anormalize_stream", "normalize_stream"),
-    "_handlers": (
+    "loop.handlers": (
         "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",
         "LoopContext", "Retry", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
         "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
         "run_tool_calls",
     ),
-    "_loop": ("Loop", "LoopSettings", "arun_loop", "run_loop"),
-    "_outcome": (
+    "loop._driver": ("Loop", "arun_loop", "run_loop"),
+    "loop._settings": ("LoopSettings",),
+    "loop.events": (
         "Escalated", "Escalation", "LoopEnded", "LoopEvent", "ModelCallFailed", "ModelReplied",
-        "Outcome", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
+        "Outcome", "Termination", "TextDelta", "ToolCalled", "ToolReturned", "ToolRun",
+        "TurnStarted",
     ),
-    "_retry": ("RetryPolicy",),
+    "loop._retry": ("RetryPolicy",),
     "record._recording": ("RecordingTransport",),
     "record._replay": ("ReplayTransport",),
     "_wrap": ("wrap",),

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from stopkit._stop import Stop, StopReason
 
 if TYPE_CHECKING:
-    from stopkit._outcome import Outcome
+    from stopkit.loop.events import Outcome
 
 __all__ = [
     "AdapterNotFound",

@@ -279,5 +279,6 @@ def test_import_stopkit_defers_the_loop_driver_and_wrap() -> None:
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout
     before, after = json.loads(out)
-    assert not {"stopkit._loop", "stopkit._handlers", "stopkit._wrap"} & set(before)
-    assert {"stopkit._loop", "stopkit._handlers", "stopkit._wrap", "stopkit._retry"} <= set(after)
+    assert not {"stopkit.loop", "stopkit.loop.handlers", "stopkit._wrap"} & set(before)
+    loop = {"stopkit.loop._driver", "stopkit.loop.handlers", "stopkit.loop._retry"}
+    assert {*loop, "stopkit._wrap"} <= set(after)

@@ -530,3 +530,12 @@ class GeminiAdapter:
         `ValueError` for a Stop that is not paused.
         """
         return _gemini_turns.resume(stop)
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a `Content` with one text part.
+
+        Example:
+            >>> GeminiAdapter().user_message("Go on.")
+            {'role': 'user', 'parts': [{'text': 'Go on.'}]}
+        """
+        return {"role": "user", "parts": [{"text": text}]}

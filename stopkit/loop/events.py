@@ -22,6 +22,7 @@ __all__ = [
     "ModelReplied",
     "Outcome",
     "Termination",
+    "TextDelta",
     "ToolCalled",
     "ToolReturned",
     "ToolRun",
@@ -34,7 +35,7 @@ class Termination(StrEnum):
 
     The first five follow the last reply's `StopReason`; the next four are the safety nets;
     the last two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
-    and `cancelled` (only on the `LoopEnded` event of a cancelled `arun_loop`).
+    and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted).
 
     Example:
         >>> Termination("max_turns") is Termination.MAX_TURNS
@@ -62,7 +63,8 @@ class Termination(StrEnum):
     MODEL_ERROR = "model_error"
     """`call_model` raised and no retry was left (the outcome of a `ModelCallError`)."""
     CANCELLED = "cancelled"
-    """The `arun_loop` task was cancelled (the outcome on its `LoopEnded` event)."""
+    """The `arun_loop` task was cancelled, or a `KeyboardInterrupt` or `SystemExit` ended the run
+    (the outcome on its `LoopEnded` event; the exception then propagates)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ class Escalation:
     stop: Stop
     turn: int
     input: Sequence[Any]
-    """The starting messages of the run, exactly as given."""
+    """The starting messages of the run, as given (a `str` prompt: its user message)."""
     messages: Sequence[Any]
     """The transcript at the time (without the escalated reply)."""
 
@@ -139,6 +141,14 @@ class ModelReplied:
 
     turn: int
     stop: Stop
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the reply's visible text, as a streamed reply arrives (in order)."""
+
+    turn: int
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +204,13 @@ class LoopEnded:
 
 
 LoopEvent = (
-    TurnStarted | ModelReplied | ModelCallFailed | ToolCalled | ToolReturned | Escalated | LoopEnded
+    TurnStarted
+    | TextDelta
+    | ModelReplied
+    | ModelCallFailed
+    | ToolCalled
+    | ToolReturned
+    | Escalated
+    | LoopEnded
 )
 """Every event `on_event` can receive."""

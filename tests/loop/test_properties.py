@@ -3,7 +3,8 @@
 For every script: the run ends within its bounds; every tool call id in the transcript has
 exactly one result; no truncated, filtered or unknown reply is in the transcript; a filtered
 reply is the last one the model is asked for; an incomplete call is never run. Checked with the
-fake adapter (any mix of reasons, details, calls and settings) and with the four real adapters.
+fake adapter (any mix of reasons, details, calls and settings) and with the four real adapters,
+whose transcripts must also validate against their SDK's own request types.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from hypothesis import strategies as st
 import stopkit
 from stopkit import DEFAULT_HANDLERS, StopReason
 from stopkit.testing import ScriptedModel
-from tests.test_loop import FAKE, USER, reply
-from tests.test_loop_providers import PROVIDERS, Shapes
+from tests.loop._fake import FAKE, USER, reply
+from tests.loop._shapes import PROVIDERS, Shapes
+from tests.loop._validate import assert_valid_transcript
 
 REASONS = [r.value for r in StopReason]
 
@@ -192,3 +194,4 @@ def test_provider_loop_properties(
             assert f'"c{i}"' not in transcript
     assert "can't help" not in transcript
     assert outcome.stop is None or outcome.stop.provider == p.name
+    assert_valid_transcript(p.name, outcome.messages)

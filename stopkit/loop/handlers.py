@@ -1,5 +1,7 @@
 """The handler table: one handler per `StopReason`, the actions they return, the default policies.
 
+Public as `stopkit.loop.handlers` (the names are also exported from `stopkit`).
+
 A handler takes a `LoopContext` and returns one action of a closed set:
 
 ```
@@ -19,16 +21,13 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
-from stopkit._outcome import Termination
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-
-if TYPE_CHECKING:
-    from stopkit._loop import Loop
-    from stopkit._run import _Run
+from stopkit.loop._settings import LoopSettings, check_handlers
+from stopkit.loop.events import Termination
 
 __all__ = [
     "DEFAULT_HANDLERS",
@@ -40,12 +39,15 @@ __all__ = [
     "Handler",
     "LoopContext",
     "Retry",
+    "ToolRunning",
+    "as_list",
     "ask_for_shorter",
     "check_handlers",
     "escalate_filtered",
     "escalate_unknown",
     "finish_truncated",
     "finish_with_text",
+    "plain_user_message",
     "resume_paused",
     "retry_with_more_tokens",
     "run_tool_calls",
@@ -108,7 +110,19 @@ Action: TypeAlias = Continue | Retry | Finish | Escalate
 """The closed set of actions a handler may return."""
 
 
-@dataclass(slots=True)
+class ToolRunning(Protocol):
+    """What a `LoopContext` runs tool calls with: the run's tool executor."""
+
+    def run(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Run `calls` one after another; one result each, in order."""
+        ...
+
+    async def arun(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """Run `calls` concurrently; one result each, in order."""
+        ...
+
+
+@dataclass(slots=True, kw_only=True)
 class LoopContext:
     """What a handler sees: the reply's `Stop`, the transcript, the turn, the loop's settings.
 
@@ -123,39 +137,41 @@ class LoopContext:
     """The overrides that call was made with."""
     adapter: Adapter
     input: Sequence[Any]
-    """The run's starting messages, exactly as given."""
+    """The run's starting messages, as given (a `str` prompt: its user message)."""
     repeats: int
     """How many replies in a row before this one stopped for the same reason."""
     pauses: int
     """How many paused replies the run has resumed so far."""
-    loop: Loop
+    settings: LoopSettings
     """The loop's settings (`max_tokens`, `max_tokens_cap`, `compact`, `tools`, ...)."""
     is_async: bool
-    _run: _Run = field(repr=False)
+    _tools: ToolRunning = field(repr=False)
 
     def run_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
         """Run `calls` (default: every call of the reply) one after another; one result each.
 
-        A call with `complete=False`, an unknown tool, a failure or a timeout gives an error
-        result. In `arun_loop` use `await ctx.arun_tools()` instead.
+        Only the calls of a tool request run: under any other stop each call gets a `not run`
+        error result. So does a call with `complete=False`, one repeating the id of an earlier
+        call of the reply, an unknown tool, a failure or a timeout. In `arun_loop` use
+        `await ctx.arun_tools()` instead.
         """
         if self.is_async:
             raise TypeError("in arun_loop, use `await ctx.arun_tools()`")
-        return self._run.run_tools(self.stop.tool_calls if calls is None else calls)
+        return self._tools.run(self.stop.tool_calls if calls is None else calls)
 
     async def arun_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
         """Run `calls` (default: every call of the reply) concurrently; one result each, in order.
 
-        In `run_loop` they run one after another.
+        The same calls run as with `run_tools`; in `run_loop` they run one after another.
         """
-        return await self._run.arun_tools(self.stop.tool_calls if calls is None else calls)
+        return await self._tools.arun(self.stop.tool_calls if calls is None else calls)
 
     def continue_with_results(self, results: Sequence[ToolResult]) -> Continue:
         """Return the `Continue` appending this reply and its tool results, provider-formatted."""
         stop = self.stop
         adapter = self.adapter
         return Continue(
-            [*_as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]
+            [*as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]
         )
 
     def user_message(self, text: str) -> Any:
@@ -167,21 +183,39 @@ Handler: TypeAlias = Callable[[LoopContext], Action | Awaitable[Action]]
 """A handler: takes the context, returns an action (an awaitable one in `arun_loop`)."""
 
 
-def _as_list(messages: Any) -> list[Any]:
+def as_list(messages: Any) -> list[Any]:
+    """Return `messages` as a list: an adapter may return one message or a list of them.
+
+    Example:
+        >>> as_list({"role": "user", "content": "hi"})
+        [{'role': 'user', 'content': 'hi'}]
+    """
     return messages if isinstance(messages, list) else [messages]
 
 
 def user_message(adapter: Adapter, text: str) -> Any:
     """Return a user message saying `text` in `adapter`'s format.
 
-    Uses the adapter's own `user_message(text)` when it has one; otherwise the shape every
-    built-in wire API accepts (`parts` for Gemini, `content` for the others).
+    The adapter's own `user_message(text)` when it has one (an optional member of the
+    `Adapter` protocol: every built-in adapter has it); else `{"role": "user", "content": text}`.
+
+    Example:
+        >>> user_message(stopkit.get_adapter("gemini"), "Go on.")  # doctest: +SKIP
+        {'role': 'user', 'parts': [{'text': 'Go on.'}]}
     """
     build = getattr(adapter, "user_message", None)
-    if callable(build):
-        return build(text)
-    if adapter.name == "gemini":
-        return {"role": "user", "parts": [{"text": text}]}
+    if build is None:
+        return plain_user_message(text)
+    return build(text)
+
+
+def plain_user_message(text: str) -> dict[str, Any]:
+    """Return `{"role": "user", "content": text}`: the user message when no adapter says better.
+
+    Example:
+        >>> plain_user_message("Go on.")
+        {'role': 'user', 'content': 'Go on.'}
+    """
     return {"role": "user", "content": text}
 
 
@@ -220,18 +254,26 @@ async def _arun_tool_calls(ctx: LoopContext) -> Action:
 
 
 def finish_with_text(ctx: LoopContext) -> Action:
-    """Finish with the reply's text. The default for `completed` and `stop_sequence`."""
+    """Finish with the reply's text. The default for `completed` and `stop_sequence`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.PAUSED: finish_with_text}  # no resuming
+    """
     return Finish()
 
 
 def finish_truncated(ctx: LoopContext) -> Action:
-    """Finish at once as truncated (`output_limit`), the partial text on the outcome only."""
+    """Finish at once as truncated (`output_limit`), the partial text on the outcome only.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: finish_truncated}
+    """
     return Finish(termination=Termination.OUTPUT_LIMIT)
 
 
 def _compact_or_finish(ctx: LoopContext) -> Action:
     """A full context window: compact once when a `compact` hook is set, else finish."""
-    compact = ctx.loop.compact
+    compact = ctx.settings.compact
     if compact is not None and ctx.repeats == 0:
         return Continue(compact(list(ctx.messages)), replace=True)
     return Finish(termination=Termination.OUTPUT_LIMIT)
@@ -244,38 +286,57 @@ def retry_with_more_tokens(ctx: LoopContext) -> Action:
     else the loop's `max_tokens` setting; without either, or at the cap, it finishes at once.
     When the context window (not the output ceiling) was hit, a bigger `max_tokens` cannot
     help: it calls the loop's `compact` hook once if there is one, else finishes.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.OUTPUT_LIMIT] is retry_with_more_tokens
+        True
     """
     if ctx.stop.detail == "context_window":
         return _compact_or_finish(ctx)
     if ctx.repeats:
         return Finish(termination=Termination.OUTPUT_LIMIT)
-    current = ctx.overrides.get("max_tokens", ctx.loop.max_tokens)
+    current = ctx.overrides.get("max_tokens", ctx.settings.max_tokens)
     if type(current) is not int or current <= 0:
         logger.info(
             "stopkit: reply cut at the output limit and the current max_tokens is unknown "
             "(pass max_tokens= to the loop so it can raise it); finishing as truncated"
         )
         return Finish(termination=Termination.OUTPUT_LIMIT)
-    raised = min(current * 2, ctx.loop.max_tokens_cap)
+    raised = min(current * 2, ctx.settings.max_tokens_cap)
     if raised <= current:
         return Finish(termination=Termination.OUTPUT_LIMIT)
     return Retry({"max_tokens": raised})
 
 
 def ask_for_shorter(ctx: LoopContext) -> Action:
-    """Ask the model once for a shorter answer (the cut reply is dropped); cut again, finish."""
+    """Ask the model once for a shorter answer (the cut reply is dropped); cut again, finish.
+
+    The request is the adapter's own user message saying `SHORTER_PROMPT`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: ask_for_shorter}
+    """
     if ctx.repeats or ctx.stop.detail == "context_window":
         return Finish(termination=Termination.OUTPUT_LIMIT)
     return Continue([ctx.user_message(SHORTER_PROMPT)])
 
 
 def escalate_filtered(ctx: LoopContext) -> Action:
-    """Escalate and finish; never retry. The default for `filtered`."""
+    """Escalate and finish; never retry. The default for `filtered`.
+
+    Example:
+        >>> handlers = {**DEFAULT_HANDLERS, StopReason.UNKNOWN: escalate_filtered}  # no log line
+    """
     return Escalate()
 
 
 def escalate_unknown(ctx: LoopContext) -> Action:
-    """Log the raw stop value at WARNING, escalate and finish. The default for `unknown`."""
+    """Log the raw stop value at WARNING, escalate and finish. The default for `unknown`.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.UNKNOWN] is escalate_unknown
+        True
+    """
     stop = ctx.stop
     logger.warning(
         "stopkit: %s reply stopped with an unknown value %s (detail %s) at turn %d; escalating",
@@ -293,10 +354,14 @@ def resume_paused(ctx: LoopContext) -> Action:
     The loop bounds resumes (`max_pauses`); an adapter without `resume` gets its reply appended
     as is and the model called again. A reply the adapter cannot resume (its `resume` raises
     `ValueError`) is escalated and ends the run as `unknown`.
+
+    Example:
+        >>> DEFAULT_HANDLERS[StopReason.PAUSED] is resume_paused
+        True
     """
     resume = getattr(ctx.adapter, "resume", None)
     if resume is None:
-        return Continue(_as_list(ctx.adapter.assistant_message(ctx.stop)))
+        return Continue(as_list(ctx.adapter.assistant_message(ctx.stop)))
     try:
         messages, overrides = resume(ctx.stop)
     except ValueError as exc:  # e.g. a continuation without its token: nothing to resume from
@@ -316,23 +381,3 @@ DEFAULT_HANDLERS: Mapping[StopReason, Handler] = MappingProxyType(
     }
 )
 """The default handler of every reason (read-only; merge into a dict to override one)."""
-
-
-def check_handlers(handlers: Mapping[Any, Handler]) -> dict[StopReason, Handler]:
-    """Return the table keyed by `StopReason`, raising if a reason lacks a callable handler."""
-    missing = [reason.value for reason in StopReason if reason not in handlers]
-    if missing:
-        raise ValueError(
-            f"the handler table has no handler for: {', '.join(missing)}; merge yours into "
-            "the defaults: {**stopkit.DEFAULT_HANDLERS, StopReason.X: my_handler}"
-        )
-    table: dict[StopReason, Handler] = {}
-    for reason in StopReason:
-        handler = handlers[reason]
-        if not callable(handler):
-            raise TypeError(f"the handler for {reason.value} is not callable: {handler!r}")
-        table[reason] = handler
-    extra = [key for key in handlers if key not in table]
-    if extra:
-        raise ValueError(f"the handler table has keys that are not stop reasons: {extra!r}")
-    return table

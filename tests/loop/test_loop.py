@@ -1,8 +1,8 @@
 """The loop driver, provider-agnostic: every path of issue 8, driven by a fake adapter.
 
-The fake adapter reads replies of the shape `reply(reason, text, calls, detail)` built below, so
-each test states its script in a line per reply. The same paths run against the four real
-adapters in tests/test_loop_providers.py.
+The fake adapter (tests/loop/_fake.py) reads replies of the shape `reply(reason, text, calls,
+detail)`, so each test states its script in a line per reply. The same paths run against the
+four real adapters in tests/loop/test_providers.py.
 """
 
 from __future__ import annotations
@@ -27,97 +27,12 @@ from stopkit import (
     Stop,
     StopReason,
     Termination,
-    ToolCall,
     ToolResult,
 )
-from stopkit._handlers import SHORTER_PROMPT
-from stopkit._loop import SYNTHESIZE_PROMPT
+from stopkit.loop._run import SYNTHESIZE_PROMPT
+from stopkit.loop.handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel, ScriptExhausted
-
-USER = {"role": "user", "content": "go"}
-
-
-class FakeAdapter:
-    """Reads `reply(...)` dicts; its messages carry the reply, for tests to inspect."""
-
-    name = "fake"
-    tables: dict[str, dict[str, Any]] = {}  # noqa: RUF012 -- the protocol's attribute
-
-    def detects(self, reply: Any) -> bool:
-        return isinstance(reply, dict) and reply.get("fake") is True
-
-    def detects_event(self, event: Any) -> bool:
-        return False
-
-    def normalize(self, reply: Any) -> Stop:
-        calls = tuple(
-            ToolCall.model_construct(
-                id=c["id"],
-                name=c["name"],
-                arguments=c.get("args", {}),
-                arguments_json=None,
-                complete=c.get("complete", True),
-                error=None if c.get("complete", True) else "cut off",
-            )
-            for c in reply.get("calls", ())
-        )
-        return Stop.model_construct(
-            reason=StopReason(reply["reason"]),
-            raw_reason=reply.get("raw", reply["reason"]),
-            provider="fake",
-            detail=reply.get("detail"),
-            text=reply.get("text", ""),
-            tool_calls=calls,
-            refusal=None,
-            stop_sequence=None,
-            notes=(),
-            details={},
-            raw=reply,
-        )
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        return (self.normalize(reply),)
-
-    def stream(self) -> Any:
-        raise NotImplementedError
-
-    def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
-        return [{"role": "assistant", "reply": stop.raw}]
-
-    def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        return [
-            {"role": "tool", "call_id": r.call_id, "content": r.content, "is_error": r.is_error}
-            for r in results
-        ]
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        return [{"role": "assistant", "reply": stop.raw}], {"resume_id": stop.raw.get("id")}
-
-
-FAKE = FakeAdapter()
-
-
-def reply(
-    reason: str,
-    text: str = "",
-    calls: Sequence[dict[str, Any]] = (),
-    detail: str | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    return {"fake": True, "reason": reason, "text": text, "calls": list(calls), "detail": detail,
-            **extra}  # fmt: skip
-
-
-def call(call_id: str, name: str = "add", complete: bool = True, **args: Any) -> dict[str, Any]:
-    return {"id": call_id, "name": name, "args": args, "complete": complete}
-
-
-def add(a: int, b: int) -> int:
-    return a + b
-
-
-def boom(**_: Any) -> None:
-    raise ValueError("boom")
+from tests.loop._fake import FAKE, USER, FakeAdapter, add, boom, call, reply, results_of
 
 
 def run(script: Sequence[Any], **settings: Any) -> tuple[stopkit.Outcome, ScriptedModel]:
@@ -125,15 +40,6 @@ def run(script: Sequence[Any], **settings: Any) -> tuple[stopkit.Outcome, Script
     settings.setdefault("adapter", FAKE)
     settings.setdefault("tools", {"add": add, "boom": boom})
     return stopkit.run_loop(model, [USER], **settings), model
-
-
-def results_of(messages: Sequence[Any]) -> dict[str, list[dict[str, Any]]]:
-    """Map each call id to the tool-result messages answering it."""
-    found: dict[str, list[dict[str, Any]]] = {}
-    for message in messages:
-        if message.get("role") == "tool":
-            found.setdefault(message["call_id"], []).append(message)
-    return found
 
 
 # --- tools ----------------------------------------------------------------------------------
@@ -912,7 +818,7 @@ def test_offline_example_runs() -> None:
     import sys
     from pathlib import Path
 
-    script = Path(__file__).parent.parent / "examples" / "loop_offline.py"
+    script = Path(__file__).parents[2] / "examples" / "loop_offline.py"
     out = subprocess.run(
         [sys.executable, str(script)], check=True, capture_output=True, text=True, timeout=60
     ).stdout

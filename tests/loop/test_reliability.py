@@ -32,17 +32,18 @@ from stopkit import (
     StopReason,
     Termination,
 )
-from stopkit._retry import is_transient
-from stopkit._tools import CANCELLED, MAX_ERROR_CHARS, argument_problem
+from stopkit.loop._retry import is_transient
+from stopkit.loop._runner import CANCELLED, MAX_ERROR_CHARS, argument_problem
 from stopkit.testing import ScriptedModel
-from tests.test_loop import FAKE, USER, add, call, reply, results_of
-from tests.test_loop_providers import (
+from tests.loop._fake import FAKE, USER, add, call, reply, results_of
+from tests.loop._shapes import (
     PROVIDERS,
     Shapes,
     assert_every_call_answered_once,
     paris,
     tokyo,
 )
+from tests.loop._validate import assert_valid_transcript
 
 
 def run(script: list[Any], **settings: Any) -> tuple[stopkit.Outcome, ScriptedModel]:
@@ -208,7 +209,7 @@ def test_tool_exceptions_are_one_line_without_traceback_or_cause() -> None:
     assert got["huge"].startswith("ValueError: xxx")
     assert len(got["huge"]) == MAX_ERROR_CHARS
     assert got["add"] == "3"  # the others still ran
-    assert got["unserializable"].startswith("<a list")
+    assert got["unserializable"].startswith("the tool returned a list that cannot be sent as")
     everything = json.dumps(outcome.messages)
     assert "SECRET" not in everything
     assert "Traceback" not in everything
@@ -571,6 +572,7 @@ async def test_cancel_single_call_with_a_real_adapter(p: Shapes) -> None:
     assert_every_call_answered_once(p, outcome)
     assert p.pairs(outcome.messages)[0] == ["call_p", "call_t"]
     assert CANCELLED in json.dumps(outcome.messages)
+    assert_valid_transcript(p.name, outcome.messages)
 
 
 async def test_cancel_at_every_step_leaves_a_consistent_transcript() -> None:
