@@ -16,9 +16,15 @@ from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import (
     AdapterNotFound,
     FilteredReply,
+    InvalidRunId,
+    JournalError,
+    JournalMismatch,
+    JournalTooNew,
+    JournalUnreadable,
     ModelCallError,
     NoRecording,
     PausedReply,
+    RunLocked,
     StopkitError,
     StopReasonError,
     TruncatedReply,
@@ -43,6 +49,7 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
     from stopkit.loop._driver import Loop, arun_loop, run_loop
     from stopkit.loop._retry import RetryPolicy
     from stopkit.loop._settings import LoopSettings
+    from stopkit.loop._tool import tool
     from stopkit.loop.events import (
         Escalated,
         Escalation,
@@ -76,6 +83,7 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         retry_with_more_tokens,
         run_tool_calls,
     )
+    from stopkit.loop.journal import Journal, PostgresJournal, SqliteJournal
 
 __version__ = "0.1.0"
 
@@ -91,6 +99,12 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "FilteredReply",
     "Finish",
     "Handler",
+    "InvalidRunId",
+    "Journal",
+    "JournalError",
+    "JournalMismatch",
+    "JournalTooNew",
+    "JournalUnreadable",
     "Loop",
     "LoopContext",
     "LoopEnded",
@@ -102,10 +116,13 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "NoRecording",
     "Outcome",
     "PausedReply",
+    "PostgresJournal",
     "RecordingTransport",
     "ReplayTransport",
     "Retry",
     "RetryPolicy",
+    "RunLocked",
+    "SqliteJournal",
     "Stop",
     "StopReason",
     "StopReasonError",
@@ -142,6 +159,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "retry_with_more_tokens",
     "run_loop",
     "run_tool_calls",
+    "tool",
     "unregister_adapter",
     "wrap",
 ]
@@ -161,6 +179,8 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
         "TurnStarted",
     ),
     "loop._retry": ("RetryPolicy",),
+    "loop._tool": ("tool",),
+    "loop.journal": ("Journal", "PostgresJournal", "SqliteJournal"),
     "_transports": ("RecordingTransport", "ReplayTransport"),
     "_wrap": ("wrap",),
 }  # fmt: skip
