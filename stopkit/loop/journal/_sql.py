@@ -93,32 +93,38 @@ class SqlJournal:
 
     # --- the schema ---------------------------------------------------------------------------
 
-    def _prepare(self) -> None:
-        """Check the schema (creating it in an empty database); refuse anything else."""
-
-        def prepare(execute: Execute) -> None:
-            tables = self._tables(execute)
-            if self.SHARED:  # other programs' tables beside ours are expected
-                tables &= set(_TABLES)
-            if "stopkit_meta" in tables:
-                rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
-                if rows.get("format") != FORMAT:
-                    raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
-                try:
-                    version = int(rows.get("schema_version", ""))
-                except ValueError:
-                    why = "its schema version is unreadable"
-                    raise JournalUnreadable(self.where, why) from None
-                if version > SCHEMA_VERSION:
-                    raise JournalTooNew(self.where, version, SCHEMA_VERSION)
-                missing = set(_TABLES) - tables
-                if missing:
-                    raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
-                return
+    def _check(self, execute: Execute) -> bool:
+        """Say whether our schema is there (False: the database is empty); refuse the rest."""
+        tables = self._tables(execute)
+        if self.SHARED:  # other programs' tables beside ours are expected
+            tables &= set(_TABLES)
+        if "stopkit_meta" not in tables:
             if tables:
                 raise JournalUnreadable(
                     self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
                 )
+            return False
+        rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
+        if rows.get("format") != FORMAT:
+            raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
+        try:
+            version = int(rows.get("schema_version", ""))
+        except ValueError:
+            why = "its schema version is unreadable"
+            raise JournalUnreadable(self.where, why) from None
+        if version > SCHEMA_VERSION:
+            raise JournalTooNew(self.where, version, SCHEMA_VERSION)
+        missing = set(_TABLES) - tables
+        if missing:
+            raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
+        return True
+
+    def _prepare(self) -> None:
+        """Check the schema, creating it in an empty database; refuse anything else."""
+
+        def prepare(execute: Execute) -> None:
+            if self._check(execute):
+                return
             for statement in _SCHEMA:
                 execute(statement, ())
             execute(

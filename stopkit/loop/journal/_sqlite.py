@@ -60,6 +60,8 @@ class SqliteJournal(SqlJournal):
             raise JournalUnreadable(where, f"it cannot be opened ({exc})") from None
         try:
             self._connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            # Refuse a file that is not ours before anything (WAL mode too) changes it.
+            self._do(self._check)
             mode = self._connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if mode != "wal":
                 raise JournalUnreadable(where, f"it cannot be put in WAL mode (it is {mode!r})")
