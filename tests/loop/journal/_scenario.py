@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import stopkit
-from stopkit.loop.events import LoopEvent, ToolReturned
+from stopkit.loop.events import LoopEvent, TurnStarted
 
 FINAL = "All steps are recorded."
 
@@ -106,10 +106,10 @@ def record_tool(trace: Trace, slow: float = 0.0, idempotent: bool = True) -> Any
 
 
 def dying_on_event(trace: Trace) -> Any:
-    """An `on_event` that dies after the result of a turn's last tool call was recorded."""
+    """An `on_event` that dies as turn N starts (`between:N`): turn N-1 is wholly recorded."""
 
     def on_event(event: LoopEvent) -> None:
-        if isinstance(event, ToolReturned):
+        if isinstance(event, TurnStarted):
             trace.maybe_die(f"between:{event.turn}")
 
     return on_event
