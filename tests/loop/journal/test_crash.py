@@ -72,13 +72,19 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("tool:4.0", "tool 4.0", ["--async"]),
         ("between:5", None, ["--async"]),
     ],
-    ids=["mid-model-call", "mid-tools", "between-turns", "first-call", "async-mid-tools",
-         "async-between-turns"],  # fmt: skip
-)
+    ids=[
+        "mid-model-call", "mid-tools", "between-turns", "first-call", "async-mid-tools",
+        "async-between-turns",
+    ],
+)  # fmt: skip
 def test_a_killed_run_resumes_to_the_uninterrupted_outcome(
-    store: str, tmp_path: Path, uninterrupted: dict[str, Any], kill: str, twice: str | None,
+    store: str,
+    tmp_path: Path,
+    uninterrupted: dict[str, Any],
+    kill: str,
+    twice: str | None,
     mode: list[str],
-) -> None:  # fmt: skip
+) -> None:
     """SIGKILL at `kill`, rerun: same Outcome, each finished step once, the cut one twice."""
     log = tmp_path / "effects.log"
     assert killed(worker(store, log, "--calls", "2", "--kill", kill, *mode))
