@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.set_defaults(run=_table_command)
     demo = commands.add_parser("demo", help="run the agent loop offline on recorded replies")
     demo.set_defaults(run=_demo_command)
+    from stopkit.loop.journal._cli import register as register_runs
+
+    register_runs(commands)
     return parser
 
 
