@@ -28,6 +28,7 @@ from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop._streams import Streamed
 
 __all__ = [
+    "TranscriptDigest",
     "canonical",
     "digest",
     "dumps",
@@ -136,9 +137,45 @@ def reply_json(reply: Any) -> Any:
     return {"reply": jsonable(reply)}
 
 
-def model_request(messages: Any, overrides: Any) -> str:
+class TranscriptDigest:
+    """The digest of a transcript, kept up to date as it grows: each message is read once.
+
+    The digest is SHA-256 over the digests of the messages in order. A run's transcript grows
+    by appending, so the messages already digested (the same objects, in the same places) are
+    not read again: a step costs its new messages, not the whole transcript (which would make
+    a long run quadratic). A transcript replaced or cut is digested again from where it
+    differs. The loop never changes a message once appended; neither may a handler.
+
+    Example:
+        >>> TranscriptDigest().of([{"role": "user", "content": "Hi"}])[:12]
+        '015eb06e8f95'
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[Any] = []
+        self.states = [hashlib.sha256()]
+
+    def of(self, messages: Any) -> str:
+        """Return the digest of `messages`."""
+        known, states = self.messages, self.states
+        same = 0
+        for mine, theirs in zip(known, messages, strict=False):  # the shorter one ends it
+            if mine is not theirs:
+                break
+            same += 1
+        if same < len(known):
+            del known[same:], states[same + 1 :]
+        for message in messages[same:]:
+            state = states[-1].copy()
+            state.update(hashlib.sha256(dumps(canonical(message)).encode("utf-8")).digest())
+            states.append(state)
+            known.append(message)
+        return states[-1].hexdigest()
+
+
+def model_request(digest_of_messages: str, overrides: Any) -> str:
     """Return what a model step records as its request: the messages' digest, the overrides."""
-    return dumps({"messages": digest(messages), "overrides": canonical(dict(overrides))})
+    return dumps({"messages": digest_of_messages, "overrides": canonical(dict(overrides))})
 
 
 def tool_request(call: ToolCall) -> str:

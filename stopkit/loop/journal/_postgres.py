@@ -4,6 +4,11 @@ psycopg 3 (`pip install 'stopkit[postgres]'`), imported when a `PostgresJournal`
 by `import stopkit`. The tables (`stopkit_meta`, `stopkit_runs`, `stopkit_steps`) go into the
 connection's current schema, beside any other tables there; creating them is serialized by an
 advisory lock, so workers starting together do not race. Times come from the server's clock.
+
+Like `SqliteJournal`, it waits by default for a step to reach the server, not the server's
+disk (`synchronous_commit = off` for its own session): a step survives the worker being
+killed, and a server crash loses at most the last fraction of a second of steps (which are
+then made again, as a step cut by a crash is). `durable=True` waits for the disk too.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ class PostgresJournal(SqlJournal):
         lease_seconds: How long a run's lease lasts without renewal (the heartbeat renews it
             every third of that): how soon a dead worker's run can be resumed elsewhere.
         connect_timeout: Seconds to wait for the server.
+        durable: Wait for each step to reach the server's disk (`synchronous_commit = on`),
+            surviving a server crash too, at the cost of a disk flush per step.
 
     Raises:
         ImportError: psycopg is not installed (`pip install 'stopkit[postgres]'`).
@@ -56,7 +63,12 @@ class PostgresJournal(SqlJournal):
     SHARED = True
 
     def __init__(
-        self, dsn: str, *, lease_seconds: float = 30.0, connect_timeout: float = 10.0
+        self,
+        dsn: str,
+        *,
+        lease_seconds: float = 30.0,
+        connect_timeout: float = 10.0,
+        durable: bool = False,
     ) -> None:
         try:
             import psycopg
@@ -73,6 +85,8 @@ class PostgresJournal(SqlJournal):
         except psycopg.Error as exc:
             raise JournalError(f"cannot connect to {self.where}: {exc}") from None
         try:
+            if not durable:
+                self._connection.execute("SET synchronous_commit = off")
             self._prepare()
         except BaseException:
             self._connection.close()

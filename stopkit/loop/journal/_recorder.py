@@ -21,6 +21,7 @@ from typing import Any
 from stopkit._errors import JournalMismatch
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
+    TranscriptDigest,
     loads,
     model_request,
     tool_request,
@@ -65,7 +66,9 @@ class Recorder:
         self.owner = _owner()
         self.recorded: dict[str, StepRecord] = {}
         self.unused: set[str] = set()
+        self.unsettled: dict[int, str] = {}
         self.pending: str | None = None  # the request of the model call being made
+        self.transcript = TranscriptDigest()
         self.every = journal.lease_seconds / 3
         self.renewed = 0.0
         self.released = False
@@ -77,6 +80,12 @@ class Recorder:
         self.journal.acquire(self.run_id, self.owner)
         self.recorded = {step.name: step for step in self.journal.steps(self.run_id)}
         self.unused = set(self.recorded)
+        # The calls that started and have no result (only non-idempotent calls record a
+        # start), by turn: what a resumed run must not run again by itself.
+        self.unsettled = {}
+        for name, step in reversed(self.recorded.items()):
+            if step.result is None and name.startswith("tool_call_"):
+                self.unsettled[int(name.split("_")[2])] = name
         HEARTBEAT.add(self)
 
     def renew(self) -> bool:
@@ -146,7 +155,7 @@ class Recorder:
 
         The result is `{"reply": <JSON body>}` or `{"events": [<JSON event>, ...]}`.
         """
-        request = model_request(messages, overrides)
+        request = model_request(self.transcript.of(messages), overrides)
         name = model_step(turn)
         step = self._replay(name, request, _model_difference)
         if step is None or step.result is None:
@@ -187,16 +196,15 @@ class Recorder:
 
     def attention(self, turn: int) -> str | None:
         """Say which call of `turn` started in an earlier attempt and has no result, if any."""
-        prefix = f"tool_call_{turn}_"
-        for name, step in self.recorded.items():
-            if step.result is None and name.startswith(prefix):
-                call = loads(step.request)
-                return (
-                    f"{name}: {call.get('name')} (call id {call.get('id')}) is not idempotent; "
-                    "it started before the process stopped and has no recorded result, so it "
-                    "may or may not have happened: check, then settle it in the journal"
-                )
-        return None
+        name = self.unsettled.get(turn)
+        if name is None:
+            return None
+        call = loads(self.recorded[name].request)
+        return (
+            f"{name}: {call.get('name')} (call id {call.get('id')}) is not idempotent; "
+            "it started before the process stopped and has no recorded result, so it "
+            "may or may not have happened: check, then settle it in the journal"
+        )
 
 
 def _model_difference(recorded: dict[str, Any], now: dict[str, Any]) -> str:

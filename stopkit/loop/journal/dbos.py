@@ -35,7 +35,7 @@ from typing import Any
 from stopkit._errors import JournalError, JournalMismatch
 from stopkit.loop._runner import is_async_callable
 from stopkit.loop._streams import is_async_stream, is_sync_stream
-from stopkit.loop.journal._codec import jsonable, model_request, reply_json
+from stopkit.loop.journal._codec import digest, jsonable, model_request, reply_json
 from stopkit.loop.journal._names import current_step
 
 __all__ = ["arun_loop", "model_steps", "run_loop", "tool_steps"]
@@ -91,7 +91,7 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
         async def acall(messages: Sequence[Any], **overrides: Any) -> Any:
             dbos = _dbos()
             name = current_step() or "model_call"
-            request = model_request(messages, overrides)
+            request = model_request(digest(messages), overrides)
 
             async def step() -> dict[str, Any]:
                 reply = await call_model(messages, **overrides)
@@ -111,7 +111,7 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
     def call(messages: Sequence[Any], **overrides: Any) -> Any:
         dbos = _dbos()
         name = current_step() or "model_call"
-        request = model_request(messages, overrides)
+        request = model_request(digest(messages), overrides)
 
         def step() -> dict[str, Any]:
             return {"request": request, **_kept(call_model(messages, **overrides))}
