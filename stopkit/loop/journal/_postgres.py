@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from stopkit._errors import JournalError
 from stopkit.loop.journal._sql import Execute, SqlJournal
@@ -109,17 +108,3 @@ class PostgresJournal(SqlJournal):
             (),
         ).fetchall()
         return {row[0] for row in rows}
-
-    def close(self) -> None:
-        """Close the connection (the journal cannot be used afterwards)."""
-        with self._lock:
-            self._connection.close()
-
-    def __repr__(self) -> str:
-        return f"PostgresJournal({self.where!r})"
-
-    def __enter__(self) -> PostgresJournal:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

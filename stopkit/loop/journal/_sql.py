@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, Self
 
 from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
@@ -69,6 +69,23 @@ class SqlJournal:
         self.where = where
         self.lease_seconds = float(lease_seconds)
         self._lock = threading.Lock()
+
+    _connection: Any
+    """The subclass's open connection (sqlite3's or psycopg's)."""
+
+    def close(self) -> None:
+        """Close the connection (the journal cannot be used afterwards)."""
+        with self._lock:
+            self._connection.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.where!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # --- for subclasses ---------------------------------------------------------------------
 

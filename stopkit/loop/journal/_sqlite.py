@@ -14,7 +14,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from os import PathLike, fspath
-from typing import Any
 
 from stopkit._errors import JournalError, JournalUnreadable
 from stopkit.loop.journal._sql import Execute, SqlJournal
@@ -92,17 +91,3 @@ class SqliteJournal(SqlJournal):
     def _tables(self, execute: Execute) -> set[str]:
         rows = execute("SELECT name FROM sqlite_master WHERE type = 'table'", ()).fetchall()
         return {row[0] for row in rows}
-
-    def close(self) -> None:
-        """Close the file (the journal cannot be used afterwards)."""
-        with self._lock:
-            self._connection.close()
-
-    def __repr__(self) -> str:
-        return f"SqliteJournal({self.where!r})"
-
-    def __enter__(self) -> SqliteJournal:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
