@@ -9,7 +9,8 @@
 - **replay**: a finished run of 100 tool turns (201 steps) run again with the same id: every
   step is read back and checked, no model or tool is called; time per run.
 
-PostgreSQL: `STOPKIT_BENCH_POSTGRES_DSN`, else a throwaway cluster started for the run
+PostgreSQL: `STOPKIT_BENCH_POSTGRES_DSN` (pyperf's workers see it only when passed on:
+`--inherit-environ STOPKIT_BENCH_POSTGRES_DSN`), else a throwaway cluster started for the run
 with `tests/_postgres.py` (fsync on, as a server would run); the journal as it is by
 default (its session's commits do not wait for the server's disk; `durable=True` would).
 `python -m benchmarks.journal` runs just these rows under pyperf (`--fast`,
@@ -21,6 +22,7 @@ from __future__ import annotations
 import atexit
 import itertools
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,7 +48,8 @@ def _journal(kind: str) -> Any:
 
         where = tempfile.mkdtemp(prefix="stopkit-bench-pg-")
         dsn = _postgres.start(where, fast=False)
-        atexit.register(_postgres.stop, where)
+        atexit.register(shutil.rmtree, where, ignore_errors=True)
+        atexit.register(_postgres.stop, where)  # runs first: atexit is last in, first out
     return stopkit.PostgresJournal(dsn)
 
 
