@@ -14,6 +14,7 @@ from stopkit._stream import detect_stream
 from stopkit.adapters import _cohere_rules as v2
 from stopkit.adapters.cohere_v1 import FINISH_REASON, CohereV1Adapter
 from tests._payloads import PAYLOADS, case_part, load_cases, same_stop
+from tests.loop._validate import assert_valid_transcript
 
 ADAPTER = CohereV1Adapter()
 FOLDER = PAYLOADS / "cohere_v1"
@@ -304,6 +305,7 @@ def test_the_loop_runs_both_calls_and_sends_their_results() -> None:
     assert [m["role"] for m in sent] == ["USER", "CHATBOT", "TOOL"]
     outputs = [r["outputs"] for r in sent[2]["tool_results"]]
     assert outputs == [[{"temp_c": 18}], [{"result": "16:42"}]]
+    assert_valid_transcript("cohere.v1", outcome.messages)  # the SDK's own v1 Message type
 
 
 def test_events_with_fields_of_the_wrong_type_are_read() -> None:

@@ -12,6 +12,7 @@ from stopkit import StopReason, ToolResult
 from stopkit.adapters import _openai_chat_rules as chat
 from stopkit.adapters.openai_completions import FINISH_REASON, OpenAICompletionsAdapter
 from tests._payloads import PAYLOADS, case_part, load_cases, same_stop, to_sse
+from tests.loop._validate import assert_valid_transcript
 
 ADAPTER = OpenAICompletionsAdapter()
 FOLDER = PAYLOADS / "openai_completions"
@@ -159,3 +160,4 @@ def test_the_loop_finishes_on_a_completion_and_retries_a_truncated_one() -> None
     assert outcome.termination.value == "completed"
     assert outcome.text == "\n\nThe capital of France is Paris."
     assert model.calls[1].overrides.get("max_tokens", 0) > 16
+    assert_valid_transcript("openai.completions", outcome.messages)

@@ -328,6 +328,15 @@ class BedrockAdapter:
             f"({stop.reason.value}, raw {stop.raw_reason!r}) cannot be resumed"
         )
 
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Converse message (content is a list of blocks).
+
+        Example:
+            >>> BedrockAdapter().user_message("Go on.")
+            {'role': 'user', 'content': [{'text': 'Go on.'}]}
+        """
+        return {"role": "user", "content": [{"text": text}]}
+
 
 #: The events a ConverseStream may start with (vercel-ai recordings start at a block delta).
 _FIRST_EVENTS = frozenset(

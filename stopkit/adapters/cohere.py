@@ -225,3 +225,12 @@ class CohereAdapter:
         raise ValueError(
             f"cohere replies are never paused; cannot resume a {stop.reason.value!r} stop"
         )
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a v2 Chat message.
+
+        Example:
+            >>> CohereAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}

@@ -219,3 +219,13 @@ class OllamaAdapter:
         raise ValueError(
             f"ollama replies are never paused; cannot resume a {stop.reason.value!r} stop"
         )
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a `/api/chat` message.
+
+        Example:
+            >>> OllamaAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}
+
