@@ -151,8 +151,9 @@ DUPLICATES = {
     # by call_id: both function_call_output items go back
     "openai.responses": (shapes_duplicate("openai.responses"), shapes_answers("openai.responses"),
                          ["Paris"], [("dup", ""), ("dup", "")]),
-    # by id when sent: the adapter sends one functionResponse per id, the first
-    "gemini": (shapes_duplicate("gemini"), shapes_answers("gemini"), ["Paris"], [("dup", "")]),
+    # one functionResponse per functionCall, in order: both go back, the second the error
+    "gemini": (shapes_duplicate("gemini"), shapes_answers("gemini"), ["Paris"],
+               [("dup", ""), ("dup", "")]),
     # by toolUseId: both toolResult blocks, the second with status error
     "bedrock": (bedrock_duplicate(), bedrock_answers, ["Paris"],
                 [("dup", "success"), ("dup", "error")]),
