@@ -180,9 +180,9 @@ class BedrockInvokeStream(Accumulator):
         stopped = False
         for i, piece in enumerate(pieces):
             fields = wire(piece)
-            if i == len(self._outputs):
+            if i == len(self._outputs):  # pieces come in order: a new position is the next
                 self._outputs.append(_Output())
-            out = self._outputs[min(i, len(self._outputs) - 1)]
+            out = self._outputs[i]
             text = fields.get(family.text)
             if type(text) is str and text:
                 if self._ended:
