@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.set_defaults(run=_table_command)
     demo = commands.add_parser("demo", help="run the agent loop offline on recorded replies")
     demo.set_defaults(run=_demo_command)
+    from stopkit.batch._command import add_parser as add_batch_command  # its parser and run
+
+    add_batch_command(commands)
     return parser
 
 

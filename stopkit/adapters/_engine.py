@@ -224,11 +224,11 @@ def decide(reading: Reading, rules: Rules) -> Stop:
         if reason is not _TOOL_REQUEST:
             notes.append(f"{_said(rules, raw)} with {_calls(len(calls))}: treated as tool_request")
             reason, detail = _TOOL_REQUEST, None
-        bad = [c.name or c.id for c in calls if not c.complete]
-        if bad:
-            notes.append(
-                f"tool call(s) {', '.join(bad)} incomplete: answered with an error, not run"
-            )
+        for call in calls:
+            if not call.complete:
+                bad = ", ".join(c.name or c.id for c in calls if not c.complete)
+                notes.append(f"tool call(s) {bad} incomplete: answered with an error, not run")
+                break
     elif reason is _TOOL_REQUEST:
         notes.append(f"{_said(rules, raw)} with no pending tool call: unknown/no_pending_call")
         reason, detail = _UNKNOWN, "no_pending_call"

@@ -41,10 +41,9 @@ def wire(obj: Any) -> Mapping[str, Any]:
     The mapping is the object's own storage where it can be (never write to it). A value that
     has no fields (None, a string, a number, a list) gives an empty mapping.
     """
+    if type(obj) is dict:  # a JSON body: the usual case
+        return obj
     kind = type(obj)
-    if kind is dict:
-        same: dict[str, Any] = obj
-        return same
     plain = _PLAIN.get(kind)
     if plain is None:
         if obj is None or isinstance(obj, _NO_FIELDS):
