@@ -4,19 +4,19 @@ Where an SDK has a type for the messages of a request, the transcript must valid
 of it: anthropic `MessageParam`, openai `ChatCompletionMessageParam` and
 `ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2` (v1: its `Message`
 union, the `chat_history` entries), ollama `Message`, and for Bedrock botocore's own validator
-over the Converse `messages` shape. Legacy Completions takes a prompt, not messages: its
-transcript is neutral `{"role", "content"}` entries, checked as Chat messages (what a caller may
-send to Chat Completions as they are). TypedDicts are checked
-with `extra="forbid"`, so a key the API does not know fails too.
+over the Converse `messages` shape. The prompt-string APIs (Bedrock InvokeModel's families,
+legacy Completions) have no message type: their transcripts are `PromptMessage`s. TypedDicts are
+checked with `extra="forbid"`, so a key the API does not know fails too.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter
+from typing_extensions import TypedDict
 
 Validator = Callable[[Sequence[Any]], None]
 
@@ -87,6 +87,19 @@ def _bedrock(messages: Sequence[Any]) -> None:
     assert not report.has_errors(), report.generate_report()
 
 
+class PromptMessage(TypedDict):
+    """A message of the transcript a prompt-string API's caller renders into its prompt.
+
+    Bedrock InvokeModel's Titan, Llama, Mistral and Cohere Command bodies, and OpenAI's legacy
+    Completions, take one prompt string (no SDK has a request-message type for them):
+    `bedrock.invoke` and `openai.completions` write plain role/content messages, and their
+    transcripts must be exactly that.
+    """
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
 VALIDATORS: dict[str, Validator] = {
     "anthropic": _typed(_anthropic),
     "openai.chat": _typed(_chat),
@@ -96,7 +109,8 @@ VALIDATORS: dict[str, Validator] = {
     "cohere": _typed(_cohere, strict_keys=False),
     "ollama": _typed(_ollama, strict_keys=False),
     "bedrock": _bedrock,
-    "openai.completions": _typed(_chat),
+    "bedrock.invoke": _typed(lambda: PromptMessage),
+    "openai.completions": _typed(lambda: PromptMessage),
     "cohere.v1": _typed(_cohere_v1, strict_keys=False),
 }
 

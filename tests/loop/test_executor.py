@@ -14,7 +14,7 @@ import pytest
 import stopkit
 from stopkit import DEFAULT_HANDLERS, Finish, LoopContext, StopReason
 from stopkit.testing import ScriptedModel
-from tests._adapters import NAMES
+from tests._adapters import TOOL_NAMES
 from tests._payloads import PAYLOADS
 from tests.loop._fake import FAKE, USER, call, reply
 from tests.loop._shapes import PROVIDERS
@@ -182,12 +182,9 @@ DUPLICATES = {
     "cohere.v1": (cohere_v1_duplicate(), cohere_v1_answers, ["Paris", "Tokyo"],
                   [("get_weather", ""), ("get_weather", "")]),
 }  # fmt: skip
-#: Wire formats without tools: their replies never hold a call (tests/test_openai_completions.py
-#: pins that such an adapter refuses tool results).
-NO_TOOLS = {"openai.completions"}
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n not in NO_TOOLS])
+@pytest.mark.parametrize("name", TOOL_NAMES)
 def test_duplicate_call_ids_are_each_answered_once(name: str) -> None:
     """Two calls with one id: the later one is not run and gets an error result (per adapter)."""
     duplicate, answers, ran_cities, sent = DUPLICATES[name]  # a new adapter needs its row
