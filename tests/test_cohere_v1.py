@@ -12,7 +12,10 @@ import stopkit
 from stopkit import StopReason, ToolResult
 from stopkit._stream import detect_stream
 from stopkit.adapters import _cohere_rules as v2
+from stopkit.adapters._bedrock_invoke_rules import COHERE_FINISH_REASON
+from stopkit.adapters._cohere_v1_stream import EVENT_TYPES
 from stopkit.adapters.cohere_v1 import FINISH_REASON, CohereV1Adapter
+from tests._literals import literal_values
 from tests._payloads import PAYLOADS, case_part, load_cases, same_stop
 from tests.loop._validate import assert_valid_transcript
 
@@ -59,12 +62,9 @@ def test_pinned_sdk_finish_reasons_are_exactly_the_table() -> None:
 @pytest.mark.parametrize("name", ["FinishReason", "ChatStreamEndEventFinishReason"])
 def test_installed_sdk_finish_reasons_are_mapped(name: str) -> None:
     """Every value of the installed SDK's own v1 finish-reason types is mapped."""
-    types = pytest.importorskip("cohere.types")
-    # Fern writes each as Union[Literal[...], Any]: the strings of its Literal.
-    values = {
-        v for arg in typing.get_args(getattr(types, name)) for v in typing.get_args(arg)
-        if isinstance(v, str)
-    }  # fmt: skip
+    from cohere import types  # a dev dependency: a missing SDK fails here, never skips
+
+    values = literal_values(getattr(types, name))
     assert values, f"{name} has no Literal values any more"
     assert values <= set(FINISH_REASON), values - set(FINISH_REASON)
 
@@ -76,10 +76,63 @@ def test_the_table_follows_the_design() -> None:
     assert FINISH_REASON["MAX_TOKENS"][1] == "max_tokens"
 
 
+def test_the_table_is_the_one_v1_finish_reason_table() -> None:
+    """v1 Chat and Bedrock's Cohere Command bodies share one FinishReason type: one table."""
+    assert FINISH_REASON is COHERE_FINISH_REASON
+
+
+def test_every_table_value_has_a_payload_case() -> None:
+    """Each finish_reason in the table is exercised by a case that expects it."""
+    covered = {c.expect.get("raw_reason") for c in CASES}
+    assert set(FINISH_REASON) <= covered, set(FINISH_REASON) - covered
+
+
 def test_shared_values_are_v2s_own_entries() -> None:
     """The values v1 shares with v2 map to v2's very entries (imported, never copied)."""
     for raw in ("COMPLETE", "STOP_SEQUENCE", "MAX_TOKENS", "ERROR", "TIMEOUT"):
         assert FINISH_REASON[raw] is v2.FINISH_REASON[raw], raw
+
+
+# --- SDK drift ------------------------------------------------------------------------------
+
+#: What the reader and the stream read, per cohere-python type: a field the SDK drops or renames
+#: fails here before a reply silently loses it.
+READ_FIELDS = {
+    "NonStreamedChatResponse": {"text", "generation_id", "finish_reason", "tool_calls",
+                                "citations", "meta"},
+    "ToolCall": {"name", "parameters"},
+    "ToolCallDelta": {"index", "name", "parameters", "text"},
+    "ApiMeta": {"tokens"},
+    "ApiMetaTokens": {"input_tokens", "output_tokens"},
+    "StreamStartStreamedChatResponse": {"event_type", "generation_id"},
+    "TextGenerationStreamedChatResponse": {"event_type", "text"},
+    "CitationGenerationStreamedChatResponse": {"event_type", "citations"},
+    "ToolCallsChunkStreamedChatResponse": {"event_type", "text", "tool_call_delta"},
+    "ToolCallsGenerationStreamedChatResponse": {"event_type", "text", "tool_calls"},
+    "StreamEndStreamedChatResponse": {"event_type", "finish_reason", "response"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(READ_FIELDS))
+def test_the_sdk_types_hold_every_field_read(name: str) -> None:
+    """Each field the adapter reads is still a field of the SDK's own type."""
+    from cohere import types
+    from cohere.types import streamed_chat_response
+
+    sdk_type = getattr(types, name, None) or getattr(streamed_chat_response, name)
+    assert READ_FIELDS[name] <= set(sdk_type.model_fields), READ_FIELDS[name] - set(
+        sdk_type.model_fields
+    )
+
+
+def test_the_stream_knows_exactly_the_sdks_event_types() -> None:
+    """EVENT_TYPES is the `event_type` of every member of the SDK's StreamedChatResponse union."""
+    from cohere.types import StreamedChatResponse
+
+    (members, *_) = typing.get_args(StreamedChatResponse)  # Annotated[Union[...], metadata]
+    sdk = set().union(*(literal_values(m.model_fields["event_type"].annotation)
+                        for m in typing.get_args(members)))  # fmt: skip
+    assert sdk == EVENT_TYPES, sdk ^ EVENT_TYPES
 
 
 # --- detection --------------------------------------------------------------------------------
