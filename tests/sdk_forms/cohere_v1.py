@@ -11,17 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.sdk_forms.cohere import constructed
+
 
 def to_sdk(reply: dict[str, Any]) -> object | None:
     """A `NonStreamedChatResponse`, as `RawBaseCohere.chat` builds it (`construct_type`)."""
-    pytest.importorskip("cohere", reason="the cohere SDK is not installed")
-    from cohere.core.unchecked_base_model import construct_type
-    from cohere.types import NonStreamedChatResponse
-
-    try:
-        return construct_type(type_=NonStreamedChatResponse, object_=reply)  # type: ignore[no-any-return]
-    except (TypeError, ValueError):
-        return None  # a malformed reply the SDK itself cannot build: no object to read
+    return constructed("NonStreamedChatResponse", "cohere.types", reply)
 
 
 def to_sdk_event(event: dict[str, Any]) -> object | None:
