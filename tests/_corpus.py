@@ -37,18 +37,19 @@ class Row:
         return json.loads(self.path.read_text(encoding="utf-8"))
 
 
-def rows(wire_format: str, *, stream: bool) -> list[Row]:
-    """The in-scope labelled replies of one wire format (empty when the corpus is absent)."""
+def rows(wire_format: str, *, stream: bool, every: bool = False) -> list[Row]:
+    """The in-scope labelled replies of one wire format (empty when the corpus is absent).
+
+    `every=True`: its out-of-scope ones too (a format read since the corpus was labelled).
+    """
     labels = CORPUS / "labels.jsonl"
     if not labels.is_file():
         return []
     out = []
     for line in labels.read_text(encoding="utf-8").splitlines():
         label = json.loads(line)
-        # A label's `in_scope` is the corpus's view of the library when it was recorded; a
-        # wire format a registry row reads (ADAPTER_OF_WIRE) is in scope now, whatever it says.
         if (
-            (label.get("in_scope") or label["wire_format"] in ADAPTER_OF_WIRE)
+            (every or label.get("in_scope"))
             and label["wire_format"] == wire_format
             and bool(label["stream"]) == stream
         ):
