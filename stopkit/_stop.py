@@ -111,6 +111,30 @@ class Usage(BaseModel):
     total_tokens: int | None = None
     """The provider's own total, when it sends one (never computed here)."""
 
+    def __add__(self, other: Usage) -> Usage:
+        """Return the counts of two replies added up, field by field.
+
+        A count either side said is summed (the other side's None counts as nothing); a field
+        neither said stays None. Both sides must count the same way: replies of one adapter.
+
+        Example:
+            >>> total = Usage(input_tokens=10, output_tokens=5) + Usage(input_tokens=7)
+            >>> total.input_tokens, total.output_tokens, total.reasoning_tokens
+            (17, 5, None)
+        """
+        if not isinstance(other, Usage):
+            return NotImplemented
+        theirs = other.__dict__
+        return _fast_usage(
+            {name: _plus(mine, theirs[name]) for name, mine in self.__dict__.items()}
+        )
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
+
 
 class Stop(BaseModel):
     """Why one reply stopped, and everything the caller needs to act on it.

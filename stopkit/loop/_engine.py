@@ -102,6 +102,7 @@ def drive(run: Run) -> Generator[Request, Any, Outcome]:
                 )
                 return (yield from run.end(_TERMINATION_FOR[reason]))
             run.tried.append(overrides)
+            run.discard(stop)
             run.base = {**run.base, **action.overrides}
             run.next_overrides = retried
         elif kind is Finish:

@@ -19,7 +19,7 @@ from stopkit._adapter import Adapter
 from stopkit._errors import ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._stop import Stop, StopReason, ToolCall, Usage
 from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._runner import ToolRunner, describe, size_of
@@ -147,6 +147,8 @@ class Run:
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
+        self.usage: Usage | None = None  # every reply's tokens added up
+        self.wasted: Usage | None = None  # those of the replies thrown away
 
     @property
     def runs(self) -> list[ToolRun]:
@@ -203,6 +205,9 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
+        usage = stop.usage
+        if usage is not None:
+            self.usage = usage if self.usage is None else self.usage + usage
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -313,6 +318,12 @@ class Run:
             raw=reply,
         )
 
+    def discard(self, stop: Stop) -> None:
+        """Count a reply the loop throws away (retried, or unusable): its tokens were wasted."""
+        usage = stop.usage
+        if usage is not None:
+            self.wasted = usage if self.wasted is None else self.wasted + usage
+
     # --- ending -----------------------------------------------------------------------------
 
     def escalate(self, stop: Stop, reason: str | None) -> Escalation:
@@ -339,6 +350,8 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
+            self.usage,
+            self.wasted,
         )
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
@@ -374,6 +387,7 @@ class Run:
         overrides = {**self.base, "tool_choice": "none"}
         stop = yield from self.model_turn(overrides, messages)
         if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
+            self.discard(stop)
             return ""
         messages.extend(as_list(self.adapter.assistant_message(stop)))
         self.transcript[:] = messages
