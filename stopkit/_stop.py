@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage"]
+__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage", "add_usage"]
 
 
 class StopReason(StrEnum):
@@ -128,6 +128,18 @@ class Usage(BaseModel):
         return _fast_usage(
             {name: _plus(mine, theirs[name]) for name, mine in self.__dict__.items()}
         )
+
+
+def add_usage(total: Usage | None, usage: Usage | None) -> Usage | None:
+    """Return `total + usage`, where None (no count said) adds nothing (internal).
+
+    Example:
+        >>> add_usage(None, Usage(input_tokens=3)).input_tokens
+        3
+    """
+    if usage is None:
+        return total
+    return usage if total is None else total + usage
 
 
 def _plus(a: int | None, b: int | None) -> int | None:

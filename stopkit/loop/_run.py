@@ -3,7 +3,8 @@
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
 `Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
-tool call goes through the run's `ToolExecutor` likewise.
+tool call goes through the run's `ToolExecutor` likewise. While telemetry is on, the run's
+observer (`_observe.py`) is told of each of those steps, of the decisions and of the ending.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from stopkit._adapter import Adapter
 from stopkit._errors import ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason, ToolCall, Usage
+from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
+from stopkit.loop import _observe
 from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._runner import ToolRunner, describe, size_of
 from stopkit.loop._settings import LoopSettings
+from stopkit.loop._start import starting_messages
 from stopkit.loop._streams import Streamed
 from stopkit.loop.events import (
     Escalated,
@@ -37,9 +40,9 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
+from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, user_message
 
-__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
+__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -92,24 +95,6 @@ def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]
     return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
-def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
-    """Return the transcript a run starts from: a copy of `messages`, or a `str` as one message.
-
-    The `str` is a user message in `adapter`'s shape, or the plain one while no adapter is
-    known. Anything but a sequence of messages is a `TypeError` naming what was given.
-    """
-    if isinstance(messages, str):
-        return [
-            plain_user_message(messages) if adapter is None else user_message(adapter, messages)
-        ]
-    if not isinstance(messages, Sequence) or isinstance(messages, bytes | bytearray):
-        raise TypeError(
-            f"messages must be a list of messages or a str, not {type(messages).__name__}"
-            + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
-        )
-    return list(messages)
-
-
 class Run:
     """The state of one run; `drive` steps it. Holds no reference to the shells."""
 
@@ -143,7 +128,9 @@ class Run:
         self.deadline_at = (
             None if settings.deadline is None else time.monotonic() + settings.deadline
         )
-        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit)
+        make = _observe.factory  # the run's one check of whether telemetry is on
+        self.obs = obs = None if make is None else make(settings)
+        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit, obs)
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
@@ -205,9 +192,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
-        usage = stop.usage
-        if usage is not None:
-            self.usage = usage if self.usage is None else self.usage + usage
+        self.usage = add_usage(self.usage, stop.usage)
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -219,14 +204,19 @@ class Run:
 
         Raises `ModelCallError` when the call failed and no retry is left.
         """
+        obs = self.obs
         attempt = 0
         while True:
             attempt += 1
+            if obs is not None:
+                obs.model_call(self.turn, attempt, messages, overrides, self.adapter)
             try:
                 reply = yield CallModel(
                     messages, overrides, self.turn, attempt, self.adapter, self.on_text
                 )
             except Exception as exc:  # thrown in by the shell: what call_model raised
+                if obs is not None:
+                    obs.model_failed(exc)
                 delay, why = self.retry_delay(exc, attempt)
                 if self.emit is not None:
                     self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
@@ -244,7 +234,10 @@ class Run:
                 )
                 yield Sleep(delay)
                 continue
-            return self.normalize(reply)
+            stop = self.normalize(reply)
+            if obs is not None:
+                obs.model_replied(stop, type(reply) is Streamed)
+            return stop
 
     def retry_delay(self, exc: Exception, attempt: int) -> tuple[float | None, str]:
         """Return the wait before retrying after failed try `attempt` (None: give up), and why."""
@@ -318,11 +311,11 @@ class Run:
             raw=reply,
         )
 
-    def discard(self, stop: Stop) -> None:
-        """Count a reply the loop throws away (retried, or unusable): its tokens were wasted."""
-        usage = stop.usage
-        if usage is not None:
-            self.wasted = usage if self.wasted is None else self.wasted + usage
+    def discard(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None = None) -> None:
+        """Count a reply thrown away: retried (`retry`: the old and new overrides), or unusable."""
+        self.wasted = add_usage(self.wasted, stop.usage)
+        if self.obs is not None:
+            self.obs.discarded(stop, retry)
 
     # --- ending -----------------------------------------------------------------------------
 
@@ -332,6 +325,8 @@ class Run:
         escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
         self.escalation = escalation
         self.on_escalate(escalation)
+        if self.obs is not None:
+            self.obs.escalated(escalation)
         if self.emit is not None:
             self.emit(Escalated(self.turn, escalation))
         return escalation
@@ -353,6 +348,8 @@ class Run:
             self.usage,
             self.wasted,
         )
+        if self.obs is not None:
+            self.obs.ended(outcome)
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
