@@ -1,6 +1,6 @@
 """`stopkit batch`: the argument parser and the run function of the batch audit command.
 
-Kept here, whole, so the command line registers it with one call (`add_parser`). Nothing heavy
+Kept here, whole, so the command line registers it with one call (`register`). Nothing heavy
 is imported until the command runs: building the parser must stay cheap for `stopkit --help`.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-__all__ = ["add_parser", "run"]
+__all__ = ["register", "run"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -25,7 +25,7 @@ def _positive(kind: type[int] | type[float]) -> Any:
     return parse
 
 
-def add_parser(commands: Any) -> argparse.ArgumentParser:
+def register(commands: Any) -> None:
     """Register `stopkit batch` on the sub-command set of the `stopkit` parser."""
     parser: argparse.ArgumentParser = commands.add_parser(
         "batch",
@@ -71,7 +71,6 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="also resubmit context_window and reasoning truncations, with this thinking budget",
     )
     parser.set_defaults(run=run)
-    return parser
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

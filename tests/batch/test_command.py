@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stopkit._cli import main
+from stopkit.cli import main
 from tests.batch._fixtures import (
     ALL,
     ANTHROPIC,
@@ -141,7 +141,7 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
     """`stopkit --help` registers `batch` without importing its parser, orjson or dask."""
     code = (
         "import sys, json\n"
-        "from stopkit._cli import build_parser\n"
+        "from stopkit.cli._main import build_parser\n"
         "build_parser()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('orjson', 'dask', "
         "'distributed', 'stopkit.batch._json', 'stopkit.batch._audit')))))"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from stopkit._cli import main
+from stopkit.cli import main
 from tests.batch._fixtures import ALL, ANTHROPIC, gemini_response, many, write_jsonl
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "batch_dask.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from stopkit._cli import main
+from stopkit.cli import main
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 RESULTS = "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d_results.jsonl"

@@ -15,7 +15,7 @@ import pytest
 
 import stopkit
 from stopkit._errors import error_for
-from stopkit._testkit import Payload, load_payload
+from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 from tests._payloads import PAYLOADS, same_stop
 
@@ -28,11 +28,19 @@ def _folder(path: Path) -> str:
     return path.parent.name
 
 
-def _expected(payload: Payload, result: Any, folder: str) -> stopkit.Stop:
-    """The Stop the adapter gives the SDK's own return value (reply or event list)."""
+def _expected(payload: Payload, result: Any, folder: str) -> tuple[stopkit.Stop, ...]:
+    """The Stops the adapter gives the SDK's own return value (reply or event list).
+
+    One per choice, where the adapter reads every choice.
+    """
+    adapter = stopkit.get_adapter(sdk.ADAPTER[folder])
     if isinstance(result, list):
-        return stopkit.normalize_stream(result, adapter=sdk.ADAPTER[folder])
-    return stopkit.normalize(result, adapter=sdk.ADAPTER[folder])
+        accumulator: Any = adapter.stream()
+        for event in result:
+            accumulator.feed(event)
+        results = getattr(accumulator, "results", None)
+        return tuple(results()) if results is not None else (accumulator.result(),)
+    return stopkit.normalize_all(result, adapter=adapter)
 
 
 def _run(path: Path, *, is_async: bool, **settings: Any) -> tuple[Any, list[stopkit.Stop]]:
@@ -66,7 +74,8 @@ def test_wrapped_client_reports_each_reason(path: Path, is_async: bool) -> None:
     assert len(seen) == 1
     assert payload.expect is not None
     assert seen[0].reason == payload.expect["reason"]
-    same_stop(seen[0], _expected(payload, plain, folder))
+    (expected,) = _expected(payload, plain, folder)
+    same_stop(seen[0], expected)
     if not payload.is_stream:
         assert seen[0].raw is result  # the very object returned was the one normalized
         assert type(result) is type(plain)
@@ -115,8 +124,10 @@ def test_adapter_cases_through_wrapped_clients(path: Path) -> None:
         return
     result, seen = _run(path, is_async=False)
     assert sdk.dump(result) == sdk.dump(plain)
-    assert len(seen) == 1
-    same_stop(seen[0], _expected(payload, plain, folder))
+    expected = _expected(payload, plain, folder)
+    assert len(seen) == len(expected)  # one per choice / candidate
+    for got, want in zip(seen, expected, strict=True):
+        same_stop(got, want)
 
 
 def test_wrap_rejects_unknown_clients_and_bad_reasons() -> None:

@@ -14,8 +14,8 @@ import httpx2
 import pytest
 
 import stopkit
-from stopkit._redact import redact_body
-from stopkit._testkit import Payload, load_payload
+from stopkit._secrets import redact_value as redact_body
+from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 
 LIBRARIES = [httpx, httpx2]
@@ -197,3 +197,92 @@ def test_replaying_a_whole_recordings_folder_serves_every_file(tmp_path: Path) -
     names = [p.name for p in transport.payloads]
     assert names == sorted(names)
     assert len(names) == len(list((sdk.RECORDINGS / "gemini").glob("*.json")))
+
+
+def test_two_transports_on_one_folder_never_overwrite(tmp_path: Path) -> None:
+    """Two recorders writing to one folder each get their own files: none is overwritten."""
+    first = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 1}))
+    second = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 2}))
+    with httpx.Client(transport=first) as a, httpx.Client(transport=second) as b:
+        for _ in range(3):
+            a.post("https://x.test/v1/messages", json={})
+            b.post("https://x.test/v1/messages", json={})
+    files = sorted(tmp_path.glob("*.json"))
+    assert len(files) == 6
+    assert len(set(first.written) | set(second.written)) == 6
+    bodies = [json.loads(f.read_text())["response"]["body"]["n"] for f in files]
+    assert sorted(bodies) == [1, 1, 1, 2, 2, 2]
+
+
+class _Upstream:
+    """An SSE body served chunk by chunk, remembering whether it was closed."""
+
+    def __init__(self, lib: Any, chunks: list[bytes]) -> None:
+        self.closed = False
+        owner = self
+
+        class Stream(lib.SyncByteStream, lib.AsyncByteStream):  # type: ignore[misc]
+            def __iter__(self) -> Any:
+                yield from chunks
+
+            async def __aiter__(self) -> Any:
+                for chunk in chunks:
+                    yield chunk
+
+            def close(self) -> None:
+                owner.closed = True
+
+            async def aclose(self) -> None:
+                owner.closed = True
+
+        self.transport = lib.MockTransport(
+            lambda request: lib.Response(
+                200, headers={"content-type": "text/event-stream"}, stream=Stream()
+            )
+        )
+
+
+EVENTS = [b'data: {"n": %d}\n\n' % i for i in range(5)]
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=lambda m: m.__name__)
+@pytest.mark.parametrize("how", ["break-in-with", "close"])
+def test_a_stream_closed_early_is_written_and_closed_upstream(
+    lib: Any, how: str, tmp_path: Path
+) -> None:
+    """Leaving a stream after two events writes those two, and closes the real response."""
+    upstream = _Upstream(lib, EVENTS)
+    recorder = stopkit.RecordingTransport(tmp_path, wrapped=upstream.transport)
+    with lib.Client(transport=recorder) as client:
+        if how == "close":
+            response = client.send(client.build_request("GET", "https://x.test/s"), stream=True)
+            chunks = response.iter_bytes()
+            next(chunks), next(chunks)
+            response.close()
+        else:
+            with client.stream("GET", "https://x.test/s") as response:
+                for i, _ in enumerate(response.iter_bytes()):
+                    if i == 1:
+                        break
+        assert upstream.closed
+        assert len(recorder.written) == 1  # written on close, not when garbage-collected
+    recorded = load_payload(recorder.written[0])
+    assert recorded.events == [{"n": 0}, {"n": 1}]
+
+
+@pytest.mark.parametrize("lib", LIBRARIES, ids=lambda m: m.__name__)
+def test_an_async_stream_closed_early_is_written(lib: Any, tmp_path: Path) -> None:
+    """The async path writes a stream left early when it is closed, and closes upstream."""
+    upstream = _Upstream(lib, EVENTS)
+    recorder = stopkit.RecordingTransport(tmp_path, wrapped=upstream.transport)
+
+    async def main() -> None:
+        async with lib.AsyncClient(transport=recorder) as client:
+            async with client.stream("GET", "https://x.test/s") as response:
+                async for _ in response.aiter_bytes():
+                    break
+            assert upstream.closed
+            assert len(recorder.written) == 1
+
+    asyncio.run(main())
+    assert load_payload(recorder.written[0]).events == [{"n": 0}]

@@ -19,8 +19,8 @@ import httpx2
 import pytest
 
 import stopkit
-from stopkit._testkit import Payload, load_payload
-from stopkit._transports import _sse_chunks
+from stopkit.record._payloads import Payload, load_payload
+from stopkit.record._wire import sse_chunks
 from tests import _wrap_clients as sdk
 
 SECRET_KEY = "sk-ant-api03-Zq9VvTg2bQ7xYtL3pWm8KcN4rD6sF1hJ"
@@ -49,7 +49,7 @@ class Loopback:
                     self.send_response(200)
                     self.send_header("content-type", "text/event-stream")
                     self.end_headers()
-                    for chunk in _sse_chunks(payload):  # one write per event: a real stream
+                    for chunk in sse_chunks(payload):  # one write per event: a real stream
                         self.wfile.write(chunk)
                         self.wfile.flush()
                     return

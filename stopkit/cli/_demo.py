@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
+import argparse
 import logging
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from stopkit._demo_replies import SCENARIOS
-from stopkit.loop._driver import run_loop
-from stopkit.loop.events import (
-    Escalated,
-    LoopEnded,
-    LoopEvent,
-    ModelReplied,
-    ToolCalled,
-    ToolReturned,
-    TurnStarted,
-)
+from stopkit.cli._demo_replies import SCENARIOS
+from stopkit.cli._output import use_colour
 
-__all__ = ["run_demo"]
+if TYPE_CHECKING:
+    from stopkit import LoopEvent
+
+__all__ = ["register", "run_demo"]
 
 ORDERS = {"A-1042": {"status": "shipped", "eta": "Thursday"}}
 
@@ -29,6 +24,16 @@ def get_order(order_id: str) -> dict[str, Any]:
 
 def run_demo(out: TextIO, *, colour: bool = False) -> int:
     """Play every scenario through `run_loop` with a scripted model; print each step."""
+    # The loop through its public names, imported here: `stopkit --help` need not load it.
+    from stopkit import (
+        Escalated,
+        LoopEnded,
+        ModelReplied,
+        ToolCalled,
+        ToolReturned,
+        TurnStarted,
+        run_loop,
+    )
     from stopkit.testing import ScriptedModel
 
     def say(text: str, code: str = "0") -> None:
@@ -69,3 +74,13 @@ def run_demo(out: TextIO, *, colour: bool = False) -> int:
     say("\nEvery reply above was normalized by stopkit and handled by the loop's default "
         "handlers; see README.md to override one.")  # fmt: skip
     return 0
+
+
+def _demo_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    return run_demo(out, colour=use_colour(out))
+
+
+def register(commands: Any) -> None:
+    """Add the `demo` sub-command to the parser's sub-commands."""
+    demo = commands.add_parser("demo", help="run the agent loop offline on recorded replies")
+    demo.set_defaults(run=_demo_command)

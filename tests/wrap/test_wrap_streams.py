@@ -10,7 +10,7 @@ import openai
 import pytest
 
 import stopkit
-from stopkit._testkit import Payload, load_payload
+from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 
 TOOL_USE = sdk.RECORDINGS / "anthropic" / "tool_use.stream.json"
@@ -185,8 +185,9 @@ def test_stream_proxy_yields_the_very_same_objects() -> None:
 
 
 def test_unwatched_attributes_pass_through() -> None:
-    """Everything not watched is the client's own: options, raw responses, other resources."""
-    raw = sdk.client("anthropic", stopkit.ReplayTransport([sdk.RECORDINGS / "anthropic"]))
+    """Everything not watched is the client's own: options, raw response fields, resources."""
+    end_turn = sdk.RECORDINGS / "anthropic" / "end_turn.json"
+    raw = sdk.client("anthropic", stopkit.ReplayTransport([end_turn] * 2))
     client = stopkit.wrap(raw)
     assert client.__wrapped__ is raw
     assert isinstance(client, anthropic.Anthropic)
@@ -197,7 +198,7 @@ def test_unwatched_attributes_pass_through() -> None:
     response = client.messages.with_raw_response.create(
         model="m", max_tokens=9, messages=sdk.MESSAGES
     )
-    assert response.http_request.method == "POST"  # the SDK's raw response, unwatched
+    assert response.http_request.method == "POST"  # the SDK's raw response; only parse() is watched
     seen: list[stopkit.Stop] = []
     faster = stopkit.wrap(raw, on_stop=seen.append).with_options(timeout=5)
     assert faster.timeout == 5
