@@ -117,9 +117,11 @@ def uninstrument() -> None:
     Example:
         >>> stopkit.otel.uninstrument()  # doctest: +SKIP
     """
-    from stopkit.loop import _observe
+    from stopkit._wrap import _observe as wrap_observe
+    from stopkit.loop import _observe as loop_observe
 
-    _observe.factory = None
+    loop_observe.factory = None
+    wrap_observe.factory = None
 
 
 def is_instrumented() -> bool:

@@ -9,7 +9,7 @@ while `call_model` runs; a wrapped client called inside it adds what only the re
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import context, trace
@@ -71,12 +71,15 @@ class ModelCall:
         max_tokens: Any = None,
         extra: Mapping[str, Any] | None = None,
         *,
-        current: bool = True,
+        provider: str | None = None,
+        start_ns: int | None = None,
     ) -> None:
         self.t = telemetry
         self.adapter = adapter
         self.model = model if type(model) is str else None
-        self.provider = n.provider_name(adapter) if adapter is not None else None
+        if provider is None and adapter is not None:
+            provider = n.provider_name(adapter)
+        self.provider = provider
         self.claimed = False
         metric = {n.OPERATION: n.operation_name(adapter)}
         if self.provider is not None:
@@ -90,13 +93,14 @@ class ModelCall:
         if extra:
             attributes.update(extra)
         self.span = telemetry.tracer.start_span(
-            self._name(), parent, SpanKind.CLIENT, attributes
+            self._name(), parent, SpanKind.CLIENT, attributes, start_time=start_ns
         )
         self.start = time.perf_counter()
-        self.token: object | None = None
-        if current:  # the span is the parent of whatever call_model does (an HTTP span...)
-            ctx = trace.set_span_in_context(self.span, parent)
-            self.token = context.attach(context.set_value(_CALL, self, ctx))
+        if start_ns is not None:  # begun earlier (a tool runner's turn): its duration since then
+            self.start -= (time.time_ns() - start_ns) / 1e9
+        # Current until `release()`: the parent of whatever the call does (an HTTP span...).
+        ctx = trace.set_span_in_context(self.span, parent)
+        self.token: object | None = context.attach(context.set_value(_CALL, self, ctx))
 
     def _name(self) -> str:
         operation = self.metric[n.OPERATION]
@@ -117,14 +121,15 @@ class ModelCall:
         if attributes:
             self.span.set_attributes(attributes)
 
-    def replied(self, stop: Stop, streamed: bool) -> None:
-        """End the call with its reply: the finish reason, stopkit's reading, tokens, metrics."""
+    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics."""
         try:
-            self._replied(stop, streamed)
+            self._replied(stops, streamed)
         finally:
             self._close()
 
-    def _replied(self, stop: Stop, streamed: bool) -> None:
+    def _replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+        stop = stops[0]  # the first choice's reading; every choice has its finish reason
         metric = self.metric
         attributes: dict[str, Any] = {}
         if self.adapter is None and stop.provider != "none":  # detected from this reply
@@ -136,7 +141,7 @@ class ModelCall:
                 self.adapter
             )
         reason = stop.reason
-        attributes[n.FINISH_REASONS_KEY] = (n.FINISH_REASONS[reason],)
+        attributes[n.FINISH_REASONS_KEY] = tuple(n.FINISH_REASONS[s.reason] for s in stops)
         attributes[n.STOP_REASON] = reason.value
         attributes[n.STOP_PROVIDER] = stop.provider
         if stop.raw_reason is not None:
@@ -164,12 +169,13 @@ class ModelCall:
         tokens_out = counts.get(n.OUTPUT_TOKENS)
         if tokens_out is not None:
             t.token_usage.record(tokens_out, {**metric, n.TOKEN_TYPE: "output"})
-        stops = {n.STOP_PROVIDER: stop.provider, n.STOP_REASON: reason.value}
-        if self.provider is not None:
-            stops[n.PROVIDER] = self.provider
-        if stop.detail is not None:
-            stops[n.STOP_DETAIL] = stop.detail
-        t.stops.add(1, stops)
+        for each in stops:  # one reply per choice read
+            counted = {n.STOP_PROVIDER: each.provider, n.STOP_REASON: each.reason.value}
+            if self.provider is not None:
+                counted[n.PROVIDER] = self.provider
+            if each.detail is not None:
+                counted[n.STOP_DETAIL] = each.detail
+            t.stops.add(1, counted)
 
     def failed(self, error: BaseException) -> None:
         """End the call with the exception it raised (`error.type`, status error)."""
@@ -191,10 +197,14 @@ class ModelCall:
         finally:
             self._close()
 
-    def _close(self) -> None:
+    def release(self) -> None:
+        """Stop being the current span (where it was made current); it may still be open."""
         token, self.token = self.token, None
+        if token is not None:
+            context.detach(token)  # type: ignore[arg-type]
+
+    def _close(self) -> None:
         try:
             self.span.end()
         finally:
-            if token is not None:
-                context.detach(token)  # type: ignore[arg-type]
+            self.release()

@@ -17,7 +17,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from stopkit._logsafe import LIMIT, redact
+from stopkit._logsafe import LIMIT, REDACTED
+from stopkit._secrets import redact_text, redact_value
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._wire import to_json
 from stopkit.otel._names import FINISH_REASONS
@@ -29,16 +30,19 @@ _ROLES = {"model": "assistant", "developer": "system", "function": "tool"}
 
 
 def scrub_text(text: str) -> str:
-    """Return `text` fit for a span: credentials redacted, cut to the log length."""
+    """Return `text` fit for a span status: credentials redacted as in logs, cut to their length.
+
+    Example:
+        >>> scrub_text("401 for https://h.example/v1?key=AIza123")
+        '401 for https://h.example/v1?key=[redacted]'
+    """
+    text = redact_text(text, mark=REDACTED)
     return text if len(text) <= LIMIT else text[: LIMIT - 1] + "…"
 
 
-def _redacted(value: Any) -> Any:
-    return redact({"value": value})["value"]
-
-
 def _dumps(value: Any) -> str:
-    return json.dumps(_redacted(value), ensure_ascii=False, default=str)
+    """JSON of `value` with every credential in it redacted (secret keys, URL and bearer ones)."""
+    return json.dumps(redact_value(value, mark=REDACTED), ensure_ascii=False, default=str)
 
 
 def _tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:

@@ -116,7 +116,7 @@ class RunTrace:
             self.adapter = stop.provider
             self.span.set_attribute(n.PROVIDER, n.provider_name(stop.provider))
         if call is not None:
-            call.replied(stop, streamed)
+            call.replied((stop,), streamed)
 
     # --- tool calls -------------------------------------------------------------------------
 
