@@ -41,42 +41,47 @@ CURRENT: ContextVar[CallObserver | None] = ContextVar("stopkit_wrap_call", defau
 """The observer of the watched call running in this context."""
 
 
+class _Observing:
+    """The observer of one call, `CURRENT` while the SDK method runs; told how the call went."""
+
+    __slots__ = ("observer", "token")
+
+    def __init__(self, adapter: str, kwargs: Mapping[str, Any], client: Any) -> None:
+        make = factory
+        self.observer = None if make is None else make(adapter, kwargs, client, None)
+        self.token = None if self.observer is None else CURRENT.set(self.observer)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        observer = self.observer
+        if observer is None:
+            return
+        if error is not None:
+            observer.failed(error)
+        CURRENT.reset(self.token)  # type: ignore[arg-type]
+        observer.returned()
+
+
 def observed(method: Callable[..., Any], adapter: str, client: Any) -> Callable[..., Any]:
     """Return `method` with each call told to the telemetry observer, while one is set."""
     if inspect.iscoroutinefunction(method):
 
         @functools.wraps(method)
         async def acall(*args: Any, **kwargs: Any) -> Any:
-            make = factory
-            observer = None if make is None else make(adapter, kwargs, client, None)
-            if observer is None:
+            if factory is None:  # not instrumented: the one check
                 return await method(*args, **kwargs)
-            token = CURRENT.set(observer)
-            try:
+            with _Observing(adapter, kwargs, client):
                 return await method(*args, **kwargs)
-            except BaseException as exc:
-                observer.failed(exc)
-                raise
-            finally:
-                CURRENT.reset(token)
-                observer.returned()
 
         return acall
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> Any:
-        make = factory
-        observer = None if make is None else make(adapter, kwargs, client, None)
-        if observer is None:
+        if factory is None:  # not instrumented: the one check
             return method(*args, **kwargs)
-        token = CURRENT.set(observer)
-        try:
+        with _Observing(adapter, kwargs, client):
             return method(*args, **kwargs)
-        except BaseException as exc:
-            observer.failed(exc)
-            raise
-        finally:
-            CURRENT.reset(token)
-            observer.returned()
 
     return call
