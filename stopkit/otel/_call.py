@@ -169,13 +169,14 @@ class ModelCall:
         tokens_out = counts.get(n.OUTPUT_TOKENS)
         if tokens_out is not None:
             t.token_usage.record(tokens_out, {**metric, n.TOKEN_TYPE: "output"})
+        provider = self.provider
         for each in stops:  # one reply per choice read
-            counted = {n.STOP_PROVIDER: each.provider, n.STOP_REASON: each.reason.value}
-            if self.provider is not None:
-                counted[n.PROVIDER] = self.provider
+            counted = [(n.STOP_PROVIDER, each.provider), (n.STOP_REASON, each.reason.value)]
+            if provider is not None:
+                counted.append((n.PROVIDER, provider))
             if each.detail is not None:
-                counted[n.STOP_DETAIL] = each.detail
-            t.stops.add(1, counted)
+                counted.append((n.STOP_DETAIL, each.detail))
+            t.count_stop(tuple(counted))
 
     def failed(self, error: BaseException) -> None:
         """End the call with the exception it raised (`error.type`, status error)."""

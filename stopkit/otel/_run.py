@@ -89,7 +89,8 @@ class RunTrace:
         adapter: Adapter | None,
     ) -> None:
         name = adapter.name if adapter is not None else self.adapter
-        extra = {n.TURN: turn, n.ATTEMPT: attempt}
+        # The try's number only on a retry: every attribute costs the SDK a check per span.
+        extra = {n.TURN: turn} if attempt == 1 else {n.TURN: turn, n.ATTEMPT: attempt}
         self.call = call = ModelCall(
             self.t,
             self.context,

@@ -2,16 +2,24 @@
 
 Telemetry never breaks what it observes: every hook stopkit's code calls goes through `safe`,
 which logs what raised (once at WARNING, then at DEBUG) and carries on.
+
+`stopkit.stops` is an asynchronous counter (`create_observable_counter`): replies are counted
+in process, under a lock, and the SDK reads the running totals when it collects. A synchronous
+counter's `add` runs the SDK's whole measurement path (attribute checks, hashing, exemplars)
+on every reply, about as much as the two token histograms together; the exported data, a
+monotonic cumulative sum per attribute set, is the same.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from opentelemetry import metrics, trace
+from opentelemetry.metrics import CallbackOptions, Observation
 
 from stopkit import __version__
 from stopkit.otel import _names as n
@@ -65,9 +73,22 @@ class Telemetry:
             description="GenAI operation duration.",
             explicit_bucket_boundaries_advisory=list(n.DURATION_BUCKETS),
         )
-        self.stops = meter.create_counter(
+        self._stops: dict[tuple[tuple[str, str], ...], int] = {}
+        self._lock = threading.Lock()
+        meter.create_observable_counter(
             n.STOPS,
+            callbacks=[self._stop_counts],
             unit="{reply}",
             description="Replies read, by provider and why the model stopped.",
         )
         self.capture_content = capture_content
+
+    def count_stop(self, attributes: tuple[tuple[str, str], ...]) -> None:
+        """Count one reply under its `stopkit.stops` attributes (as sorted name-value pairs)."""
+        with self._lock:
+            self._stops[attributes] = self._stops.get(attributes, 0) + 1
+
+    def _stop_counts(self, options: CallbackOptions) -> Iterable[Observation]:
+        with self._lock:
+            counts = list(self._stops.items())
+        return [Observation(count, dict(attributes)) for attributes, count in counts]

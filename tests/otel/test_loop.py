@@ -70,7 +70,6 @@ def chat(
         "gen_ai.usage.input_tokens": 10,
         "gen_ai.usage.output_tokens": 5,
         "stopkit.turn": turn,
-        "stopkit.attempt": 1,
         **stop_facts(p, reply, reason, detail),
     }
     if max_tokens is not None:
