@@ -7,7 +7,9 @@ which logs what raised (once at WARNING, then at DEBUG) and carries on.
 in process, under a lock, and the SDK reads the running totals when it collects. A synchronous
 counter's `add` runs the SDK's whole measurement path (attribute checks, hashing, exemplars)
 on every reply, about as much as the two token histograms together; the exported data, a
-monotonic cumulative sum per attribute set, is the same.
+monotonic cumulative sum per attribute set, is the same. A meter keeps the first callback of
+an instrument name, so the counts are kept per meter: instrumenting again with the same
+provider goes on counting where it was.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import functools
 import logging
 import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -48,6 +51,42 @@ def safe(fn: _Fn) -> _Fn:
     return guarded  # type: ignore[return-value]
 
 
+class StopCounts:
+    """The running count of replies per `stopkit.stops` attribute set, read by the SDK."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[tuple[str, str], ...], int] = {}
+        self._lock = threading.Lock()
+
+    def add(self, attributes: tuple[tuple[str, str], ...]) -> None:
+        """Count one reply under its attributes (name-value pairs)."""
+        with self._lock:
+            self._counts[attributes] = self._counts.get(attributes, 0) + 1
+
+    def observe(self, options: CallbackOptions) -> Iterable[Observation]:
+        """The callback of the asynchronous counter: every count so far."""
+        with self._lock:
+            counts = list(self._counts.items())
+        return [Observation(count, dict(attributes)) for attributes, count in counts]
+
+
+_COUNTS: weakref.WeakKeyDictionary[Any, StopCounts] = weakref.WeakKeyDictionary()
+
+
+def _stop_counts(meter: metrics.Meter) -> StopCounts:
+    """Return the meter's reply counts, registering `stopkit.stops` on it the first time."""
+    counts = _COUNTS.get(meter)
+    if counts is None:
+        counts = _COUNTS[meter] = StopCounts()
+        meter.create_observable_counter(
+            n.STOPS,
+            callbacks=[counts.observe],
+            unit="{reply}",
+            description="Replies read, by provider and why the model stopped.",
+        )
+    return counts
+
+
 class Telemetry:
     """The tracer and instruments stopkit records to, and whether message content is captured."""
 
@@ -73,22 +112,5 @@ class Telemetry:
             description="GenAI operation duration.",
             explicit_bucket_boundaries_advisory=list(n.DURATION_BUCKETS),
         )
-        self._stops: dict[tuple[tuple[str, str], ...], int] = {}
-        self._lock = threading.Lock()
-        meter.create_observable_counter(
-            n.STOPS,
-            callbacks=[self._stop_counts],
-            unit="{reply}",
-            description="Replies read, by provider and why the model stopped.",
-        )
+        self.count_stop = _stop_counts(meter).add
         self.capture_content = capture_content
-
-    def count_stop(self, attributes: tuple[tuple[str, str], ...]) -> None:
-        """Count one reply under its `stopkit.stops` attributes (as sorted name-value pairs)."""
-        with self._lock:
-            self._stops[attributes] = self._stops.get(attributes, 0) + 1
-
-    def _stop_counts(self, options: CallbackOptions) -> Iterable[Observation]:
-        with self._lock:
-            counts = list(self._stops.items())
-        return [Observation(count, dict(attributes)) for attributes, count in counts]

@@ -57,6 +57,7 @@ class Recorded:
     exporter: InMemorySpanExporter
     reader: InMemoryMetricReader
     tracer_provider: TracerProvider
+    meter_provider: MeterProvider
 
     @property
     def spans(self) -> Sequence[ReadableSpan]:
@@ -119,7 +120,7 @@ def recording(
     meter_provider = MeterProvider(metric_readers=[reader])
     stopkit.otel.instrument(tracer_provider, meter_provider, capture_content=capture_content)
     try:
-        yield Recorded(exporter, reader, tracer_provider)
+        yield Recorded(exporter, reader, tracer_provider, meter_provider)
     finally:
         stopkit.otel.uninstrument()
         tracer_provider.shutdown()

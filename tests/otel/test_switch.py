@@ -151,3 +151,12 @@ def test_import_stopkit_loads_no_opentelemetry() -> None:
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('opentelemetry'))))\n"
     )
     assert run_python(code) == []
+
+
+def test_instrumenting_again_goes_on_counting(otel: Recorded) -> None:
+    """`instrument()` again with the same meter provider: the stops counter keeps counting."""
+    tool_run()
+    stopkit.otel.instrument(otel.tracer_provider, otel.meter_provider)
+    tool_run()
+    counts = {a["stopkit.stop.reason"]: v for a, v in otel.points("stopkit.stops")}
+    assert counts == {"tool_request": 2, "completed": 2}
