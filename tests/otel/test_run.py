@@ -263,3 +263,20 @@ def test_the_agent_span_is_current_in_handlers(otel: Recorded) -> None:
              handlers={**DEFAULT_HANDLERS, StopReason.COMPLETED: audited})  # fmt: skip
     assert seen == ["invoke_agent"]
     assert no_span_left_current()
+
+
+def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recorded) -> None:
+    """Rerunning a recorded run replays its steps: no model-call or tool span, the same usage."""
+    journal = stopkit.SqliteJournal(tmp_path / "runs.db")
+    script = [reply("tool_request", calls=[call("c1", a=1, b=2)], usage={"output_tokens": 3}),
+              reply("completed", "3", usage={"output_tokens": 1})]  # fmt: skip
+    settings = {"tools": {"add": lambda a, b: a + b}, "journal": journal, "run_id": "r1"}
+    first = fake_run(script, **settings)
+    again = fake_run([], **settings)  # a live model call would find no reply
+    assert again.usage == first.usage
+    live, replayed = otel.trees()
+    assert [c.name for c in live.children] == ["chat", "execute_tool add", "chat"]
+    assert replayed.children == []
+    assert replayed.attributes["stopkit.termination"] == "completed"
+    assert replayed.attributes["gen_ai.usage.output_tokens"] == 4
+    journal.close()
