@@ -36,6 +36,12 @@ are unchanged in v1.41.1, the last release before they moved to their own reposi
   `gen_ai.provider.name`, `stopkit.stop.provider`, `stopkit.stop.reason` and
   `stopkit.stop.detail`.
 
+A wrapped client's call (sync, async, streamed) is one model-call span; a stream's ends when
+the stream does (one cut short: `error`, `stopkit.stop.detail="stream_incomplete"`); called
+inside a loop's model call, it adds the request's model and `max_tokens` to that span instead.
+anthropic's `tool_runner` turns are not traced. A durable run's replayed steps make no call,
+and so no model-call or tool span; their tokens still count in the run's totals.
+
 Finish reasons: `tool_request` -> `tool_call`, `completed` and `stop_sequence` -> `stop`,
 `output_limit` -> `length`, `filtered` -> `content_filter`, `unknown` -> `error`. `paused` has
 no well-known value in the conventions: it is written as `paused`.
