@@ -34,31 +34,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks.loops import CALLS_PER_TURN, LOOP_TURNS, PROMPT, lookup, tool_reply
-from benchmarks.replies import REPLIES
+from benchmarks.loops import CALLS_PER_TURN, LOOP_TURNS, tool_reply
+from benchmarks.loops import stopkit_loop as conversation
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- otel-table:start -->", "<!-- otel-table:end -->"
 #: The targets of issue 14, in µs: instrumented minus uninstrumented, no-op exporter.
 TARGETS = {"model call": 30.0, "tool call": 10.0}
-
-
-def conversation() -> Callable[[], Any]:
-    """One run of the loop benchmark's conversation."""
-    import stopkit
-    from stopkit.testing import ScriptedModel
-
-    script = [tool_reply(turn, CALLS_PER_TURN) for turn in range(LOOP_TURNS)]
-    script.append(REPLIES["anthropic"]["completed"].body)
-    tools = {"lookup": lookup}
-    messages = [{"role": "user", "content": PROMPT}]
-
-    def run() -> Any:
-        outcome = stopkit.run_loop(ScriptedModel(script), messages, tools=tools)
-        assert len(outcome.tool_runs) == LOOP_TURNS * CALLS_PER_TURN, outcome
-        return outcome
-
-    return run
 
 
 class Sdk:
