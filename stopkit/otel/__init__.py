@@ -14,9 +14,9 @@ are unchanged in v1.41.1, the last release before they moved to their own reposi
   `gen_ai.response.finish_reasons` and `stopkit.stop.*`, the run's total `gen_ai.usage.*`, and
   `stopkit.wasted.input_tokens` / `.output_tokens` (what thrown-away replies cost);
 - one `chat {gen_ai.request.model}` span per model call, each try of a retried call its own
-  (kind CLIENT; `generate_content` for Gemini, the conventions' name for its API; `chat`
-  alone while the model is unknown), child of the agent span, with `gen_ai.provider.name`,
-  `gen_ai.request.model` and `gen_ai.request.max_tokens` (from the call's overrides, or the
+  (kind CLIENT; `generate_content` for Gemini and `text_completion` for Bedrock InvokeModel
+  bodies, the conventions' names for those APIs; `chat` alone while the model is unknown),
+  child of the agent span, with `gen_ai.provider.name`, `gen_ai.request.model` and `gen_ai.request.max_tokens` (from the call's overrides, or the
   wrapped client's request), `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.*`
   (input counts cached tokens, output counts reasoning, as the conventions do),
   `gen_ai.request.stream` for a streamed reply, and the finish reason three ways:
@@ -48,7 +48,8 @@ no well-known value in the conventions: it is written as `paused`.
 
 `gen_ai.provider.name`: `anthropic`, `openai` (`openai.chat` with every OpenAI-compatible
 dialect, and `openai.responses`), `gcp.gen_ai` (`gemini`, backend unknown; a wrapped
-google-genai client says `gcp.gemini` or `gcp.vertex_ai`), `aws.bedrock`, `cohere`, `ollama`;
+google-genai client says `gcp.gemini` or `gcp.vertex_ai`), `aws.bedrock` (`bedrock` and
+`bedrock.invoke`), `cohere`, `ollama`;
 any other adapter's own name.
 
 `error.type`: the exception's class name (`RateLimitError`) for a model call or run that

@@ -90,13 +90,16 @@ PROVIDER_NAMES: dict[str, str] = {
     "openai.responses": "openai",
     "gemini": "gcp.gen_ai",
     "bedrock": "aws.bedrock",
+    "bedrock.invoke": "aws.bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
 }
 
-# `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent;
-# every other built-in wire API is a chat API (`chat`).
-OPERATIONS: dict[str, str] = {"gemini": "generate_content"}
+# `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,
+# `text_completion` for a prompt-completion API (the Bedrock InvokeModel bodies `bedrock.invoke`
+# reads: Titan Text, Llama, Mistral text completion, Cohere Command); every other built-in wire
+# API is a chat API (`chat`).
+OPERATIONS: dict[str, str] = {"gemini": "generate_content", "bedrock.invoke": "text_completion"}
 
 # `gen_ai.response.finish_reasons` holds the conventions' well-known values (the FinishReason
 # enum of gen-ai-output-messages.json: stop, length, content_filter, tool_call, error); the

@@ -53,6 +53,17 @@ def test_every_built_in_adapter_has_a_provider_name() -> None:
 
 
 @pytest.mark.parametrize(
+    ("adapter", "operation"),
+    [("anthropic", "chat"), ("openai.chat", "chat"), ("openai.responses", "chat"),
+     ("gemini", "generate_content"), ("bedrock", "chat"), ("bedrock.invoke", "text_completion"),
+     ("cohere", "chat"), ("ollama", "chat"), (None, "chat")],
+)  # fmt: skip
+def test_operation_names(adapter: str | None, operation: str) -> None:
+    """Each wire API's operation is the conventions' name for its kind of API."""
+    assert _names.operation_name(adapter) == operation
+
+
+@pytest.mark.parametrize(
     ("adapter", "usage", "expected"),
     [
         pytest.param(
