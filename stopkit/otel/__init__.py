@@ -16,8 +16,9 @@ are unchanged in v1.41.1, the last release before they moved to their own reposi
 - one `chat {gen_ai.request.model}` span per model call, each try of a retried call its own
   (kind CLIENT; `generate_content` for Gemini and `text_completion` for Bedrock InvokeModel
   bodies, the conventions' names for those APIs; `chat` alone while the model is unknown),
-  child of the agent span, with `gen_ai.provider.name`, `gen_ai.request.model` and `gen_ai.request.max_tokens` (from the call's overrides, or the
-  wrapped client's request), `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.*`
+  child of the agent span, with `gen_ai.provider.name`, `gen_ai.request.model` and
+  `gen_ai.request.max_tokens` (from the call's overrides, or the wrapped client's request),
+  `gen_ai.response.model`, `gen_ai.response.id`, `gen_ai.usage.*`
   (input counts cached tokens, output counts reasoning, as the conventions do),
   `gen_ai.request.stream` for a streamed reply, and the finish reason three ways:
   `gen_ai.response.finish_reasons` holds the conventions' well-known value, while
