@@ -27,6 +27,7 @@ from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, describe
 from stopkit.loop._settings import LoopSettings
+from stopkit.loop._start import starting_messages
 from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
@@ -40,37 +41,20 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
+from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop.journal._codec import reply_json
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
 
-__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
+__all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
-
-SYNTHESIZE_PROMPT = (
-    "Your last reply was empty. Sum up what you did and found so far, as your final answer "
-    "to the user. Do not call any tools."
-)
-"""What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
 
 # The endings that leave recorded steps unreplayed on purpose (any other ending with a recorded
 # step left over means the code took another path: a JournalMismatch).
 _PARTIAL = frozenset({Termination.CANCELLED, Termination.NEEDS_ATTENTION})
 # Only a complete final reply joins the transcript when the run finishes on it.
 APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
-# The endings after which the summing-up call may be made (never after a filtered or unknown
-# reply, a truncated one, or a passed deadline).
-_SYNTHESIZE_AFTER = frozenset(
-    {
-        Termination.COMPLETED,
-        Termination.STOP_SEQUENCE,
-        Termination.MAX_TURNS,
-        Termination.LOOP_DETECTED,
-        Termination.PAUSE_LIMIT,
-    }
-)
 
 
 def log_escalation(escalation: Escalation) -> None:
@@ -83,24 +67,6 @@ def log_escalation(escalation: Escalation) -> None:
         stop.provider,
         clip(stop.raw_reason),
     )
-
-
-def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
-    """Return the transcript a run starts from: a copy of `messages`, or a `str` as one message.
-
-    The `str` is a user message in `adapter`'s shape, or the plain one while no adapter is
-    known. Anything but a sequence of messages is a `TypeError` naming what was given.
-    """
-    if isinstance(messages, str):
-        return [
-            plain_user_message(messages) if adapter is None else user_message(adapter, messages)
-        ]
-    if not isinstance(messages, Sequence) or isinstance(messages, bytes | bytearray):
-        raise TypeError(
-            f"messages must be a list of messages or a str, not {type(messages).__name__}"
-            + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
-        )
-    return list(messages)
 
 
 class Run:
@@ -129,6 +95,7 @@ class Run:
         self.turn = 0
         self.pauses = 0
         self.repeats = 0
+        self.previous: StopReason | None = None  # the reason the reply before this one had
         self.last_stop: Stop | None = None
         self.loop_detected = LoopDetector(settings).detected
         self.escalation: Escalation | None = None
@@ -355,38 +322,3 @@ class Run:
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
-
-    def end(
-        self, termination: Termination, text: str | None = None
-    ) -> Generator[Request, Any, Outcome]:
-        if text is None:
-            text = self.last_stop.text if self.last_stop is not None else ""
-        if (
-            text == ""
-            and self.settings.synthesize_on_empty_final
-            and termination in _SYNTHESIZE_AFTER
-            and self.adapter is not None
-        ):
-            text = yield from self.synthesize()
-        if text == "":
-            logger.info(
-                "stopkit: the run ended with an empty final answer "
-                "(termination %s, turn %d, %d tool calls)",
-                termination.value,
-                self.turn,
-                len(self.tools.runs),
-            )
-        return self.finish(termination, text)
-
-    def synthesize(self) -> Generator[Request, Any, str]:
-        """Make the one extra, tool-less call asking the model to sum up; return its text."""
-        assert self.adapter is not None
-        messages = [*self.transcript, user_message(self.adapter, SYNTHESIZE_PROMPT)]
-        # `tool_choice="none"` is the documented override meaning "no tool may be called".
-        overrides = {**self.base, "tool_choice": "none"}
-        stop = yield from self.model_turn(overrides, messages)
-        if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
-            return ""
-        messages.extend(as_list(self.adapter.assistant_message(stop)))
-        self.transcript[:] = messages
-        return stop.text

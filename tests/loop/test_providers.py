@@ -17,7 +17,7 @@ import pytest
 
 import stopkit
 from stopkit import DEFAULT_HANDLERS, StopReason, Termination
-from stopkit.loop._run import SYNTHESIZE_PROMPT
+from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
     PROVIDERS,
