@@ -27,7 +27,7 @@ SYNTHESIZE_PROMPT = (
 """What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
 
 # The endings after which the summing-up call may be made (never after a filtered or unknown
-# reply, a truncated one, or a passed deadline).
+# reply, a truncated one, a passed deadline or a spent budget).
 _SYNTHESIZE_AFTER = frozenset(
     {
         Termination.COMPLETED,
@@ -50,6 +50,7 @@ def end(
         and run.settings.synthesize_on_empty_final
         and termination in _SYNTHESIZE_AFTER
         and run.adapter is not None
+        and not run.tally.exceeded(run.turn + 1)
     ):
         text = yield from synthesize(run)
     if text == "":

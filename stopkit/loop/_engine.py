@@ -16,7 +16,9 @@ from typing import Any
 from stopkit._logsafe import clip, redact
 from stopkit._stop import Stop, StopReason
 from stopkit.loop._ending import end
+from stopkit.loop._hooks import EndRun
 from stopkit.loop._requests import Request, RunHandler
+from stopkit.loop._resume import Paused
 from stopkit.loop._run import APPEND_ON_FINISH, Run
 from stopkit.loop.events import Outcome, Termination
 from stopkit.loop.handlers import Continue, Escalate, Finish, LoopContext, Retry, as_list
@@ -38,29 +40,39 @@ _TERMINATION_FOR: dict[StopReason, Termination] = {
 
 
 def drive(run: Run) -> Generator[Request, Any, Outcome]:
-    """Run the conversation to its end, yielding `CallModel`, `RunHandler` and `Sleep`.
+    """Run the conversation to its end, yielding `CallModel`, `RunHandler`, `CallHook`, `Sleep`.
 
     A durable run first takes its lease in the journal (`RunLocked` when a live worker holds
-    it), and gives it up however the run ends.
+    it), and gives it up however the run ends. A run resumed after approvals (`run.resuming`)
+    starts at the handler of the turn it paused in.
     """
     recorder = run.recorder
-    if recorder is None:
-        return (yield from _turns(run))
-    recorder.open()
+    if recorder is not None:
+        recorder.open()
     try:
         return (yield from _turns(run))
+    except EndRun as ended:  # a hook (or the deadline) ended the run inside a model call
+        return run.ended_early(ended)
     finally:
-        recorder.close()
+        if recorder is not None:
+            recorder.close()
 
 
 def _turns(run: Run) -> Generator[Request, Any, Outcome]:
     """Take turns until a handler, a bound or a failure ends the run."""
     settings = run.settings
     transcript = run.transcript
+    if run.resuming is not None:
+        assert run.last_stop is not None
+        outcome = yield from _handle(run, run.last_stop, run.resuming)
+        if outcome is not None:
+            return outcome
     while True:
         bound = run.out_of_bounds()
         if bound is not None:
             return (yield from end(run, bound))
+        if run.compactor is not None:
+            run.compactor.before_call(run.turn + 1, transcript, run.last_stop)
         overrides = run.next_overrides
         stop = yield from run.model_turn(overrides, transcript)
         if run.unsupported:  # no reply to act on: end, keeping what was done
@@ -104,13 +116,22 @@ def _handle(
         is_async=run.is_async,
         _tools=run.tools,
     )
-    run.tools.handling(run.turn, stop)
+    run.tools.handling(run.turn, stop, ctx)
     if run.tools.attention is not None:  # a resumed run: a call that may have happened
         run.tools.pending = None
         run.escalate(stop, run.tools.attention)
         return (yield from end(run, Termination.NEEDS_ATTENTION))
     action = yield RunHandler(run.handlers[reason], ctx)
     run.tools.pending = None
+    stopped = run.gate.stopped
+    if stopped is not None:  # a hook stopped it: the reply stays pending, its text salvaged
+        run.stopped_by = stopped
+        return (yield from end(run, Termination.STOPPED_BY_HOOK))
+    deferred = run.gate.deferred
+    if deferred:  # calls wait for a person: the handler's action waits with them
+        run.pending_calls = tuple(deferred)
+        run.paused = Paused(run, overrides, dict(run.tools.answered))
+        return run.finish(Termination.AWAITING_APPROVAL)
     kind = type(action)
     if kind is Continue:
         if action.replace:

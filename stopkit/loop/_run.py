@@ -1,4 +1,4 @@
-"""The state of one loop run (`Run`): its transcript, bounds, model calls and ending.
+"""The state of one loop run (`Run`): its transcript, bounds, model calls and outcome.
 
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
@@ -7,6 +7,10 @@ tool call goes through the run's `ToolExecutor` likewise.
 
 A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
 recorded (no call is made) and records the reply of a live one, before it is used.
+
+The run's controls are parts of it: its budget's `Tally` (each reply added in `model_turn`,
+checked in `out_of_bounds`), its `Compactor` (before each turn's call), `before_model_call`
+(before each try, in `attempts`; not for a replayed call) and its executor's `ToolGate`.
 """
 
 from __future__ import annotations
@@ -20,18 +24,23 @@ from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason
+from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit.loop._approval import ToolGate
+from stopkit.loop._budget import Tally
+from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._hooks import EndRun, ModelCallContext, ask_before_call
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
-from stopkit.loop._runner import ToolRunner, describe
+from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages
 from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
     Escalation,
+    HookStopped,
     LoopEnded,
     ModelCallFailed,
     ModelReplied,
@@ -79,8 +88,12 @@ class Run:
         messages: Sequence[Any] | str,
         *,
         is_async: bool,
+        origin: Any = None,
     ) -> None:
         self.settings = settings
+        # What a run awaiting approval is resumed with: the `Loop`, and the messages as given.
+        self.origin = origin
+        self.given = messages
         self.handlers = settings.handlers or DEFAULT_HANDLERS
         self.on_escalate = settings.on_escalate or log_escalation
         self.is_async = is_async
@@ -97,7 +110,8 @@ class Run:
         self.repeats = 0
         self.previous: StopReason | None = None  # the reason the reply before this one had
         self.last_stop: Stop | None = None
-        self.loop_detected = LoopDetector(settings).detected
+        self.detector = LoopDetector(settings)
+        self.loop_detected = self.detector.detected
         self.escalation: Escalation | None = None
         self.emit = settings.on_event
         self.deadline_at = (
@@ -105,6 +119,13 @@ class Run:
         )
         journal = settings.journal
         self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
+        self.gate = ToolGate(
+            settings.approve,
+            settings.before_tool_call,
+            settings.approvals,
+            self.deadline_at,
+            self.emit,
+        )
         self.tools = ToolExecutor(
             runner,
             settings.tool_timeout,
@@ -112,7 +133,19 @@ class Run:
             self.emit,
             self.recorder,
             settings.run_id,
+            self.gate,
         )
+        self.tally = Tally(settings.budget, self.emit)
+        self.compactor = (
+            None if settings.compact_at_tokens is None else Compactor(settings, self.emit)
+        )
+        # How the run ended, beyond its termination: the hook that stopped it; the calls it
+        # waits on, and what resuming it needs (set by the engine).
+        self.stopped_by: HookStopped | None = None
+        self.pending_calls: tuple[ToolCall, ...] = ()
+        self.paused: Any = None
+        # Set on a run resumed at a turn's handler: the overrides of that turn's model call.
+        self.resuming: Mapping[str, Any] | None = None
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
@@ -125,10 +158,12 @@ class Run:
     # --- bounds -----------------------------------------------------------------------------
 
     def out_of_bounds(self) -> Termination | None:
-        if self.deadline_at is not None and time.monotonic() >= self.deadline_at:
+        if deadline_passed(self.deadline_at):
             return Termination.DEADLINE
         if self.turn >= self.settings.max_turns:
             return Termination.MAX_TURNS
+        if self.tally.budget is not None and self.tally.exceeded(self.turn + 1):
+            return Termination.BUDGET_EXCEEDED
         return None
 
     def cut_short(self) -> None:
@@ -158,6 +193,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
+        self.tally.add(self.turn, stop)
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -199,8 +235,19 @@ class Run:
         """Make the model call until a try returns (the retries); return what it returned."""
         attempt = 0
         keep = self.recorder is not None
+        hook = self.settings.before_model_call
         while True:
             attempt += 1
+            if hook is not None:
+                ctx = ModelCallContext(
+                    turn=self.turn,
+                    attempt=attempt,
+                    messages=messages,
+                    overrides=overrides,
+                    spent=self.tally.spent,
+                    settings=self.settings,
+                )
+                yield from ask_before_call(hook, ctx, self.deadline_at, self.emit)
             try:
                 return (
                     yield CallModel(
@@ -315,10 +362,33 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
+            pending_calls=self.pending_calls,
+            stopped_by=self.stopped_by,
+            _paused=self.paused,
         )
         if self.recorder is not None:
-            why = self.escalation.reason if self.escalation is not None else text
-            self.recorder.finish(termination.value, why, replayed_all=termination not in _PARTIAL)
+            self.recorder.finish(
+                termination.value, self.why(text), replayed_all=termination not in _PARTIAL
+            )
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
+
+    def why(self, text: str) -> str:
+        """Say why the run ended, for its journal row: what stopped it, else its final text."""
+        if self.escalation is not None:
+            return self.escalation.reason
+        if self.stopped_by is not None:
+            return self.stopped_by.reason
+        if self.pending_calls:
+            waiting = ", ".join(f"{call.name} ({call.id})" for call in self.pending_calls)
+            return f"awaiting approval of {waiting}"
+        return text
+
+    def ended_early(self, ended: EndRun) -> Outcome:
+        """Return the outcome of a run a hook or the deadline ended inside a model call."""
+        if not ended.made:  # the call of this turn was never made
+            self.turn -= 1
+        self.tools.pending = None
+        self.stopped_by = ended.stopped
+        return self.finish(ended.termination)
