@@ -2,12 +2,11 @@
 
 With `compact_at_tokens=N` (and `compact`), the run measures the conversation before each
 model call: `estimate_tokens(messages)` when given, else the last reply's prompt (its input
-tokens, with the cached prompt where the wire format counts that apart). Past
-`N`, it calls `compact` and sends the model what it returned (a `Compacted` event gives the
-sizes). A `compact` that did not make the transcript smaller is not called again until the
-measure has dropped to `N` or below (a new crossing): never in a loop. The `context_window`
-path (`retry_with_more_tokens` calling `compact` after the window overflowed) stays the last
-resort.
+tokens, with the cached prompt where the wire format counts that apart). Past `N`, it calls
+`compact` and sends the model what it returned (a `Compacted` event gives the sizes). A
+`compact` that did not make the transcript smaller is not called again until the measure has
+dropped to `N` or below (a new crossing): never in a loop. The `context_window` path
+(`retry_with_more_tokens` calling `compact` after the window overflowed) stays the last resort.
 """
 
 from __future__ import annotations
@@ -15,33 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from stopkit._counting import prompt_tokens
 from stopkit._stop import Stop
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop.events import Compacted, LoopEvent
 
-__all__ = ["Compactor", "prompt_tokens"]
-
-# The wire formats whose input count leaves out the prompt read from or written to the cache
-# (they have their own fields); the others' input count includes them (see `Usage`).
-_CACHE_APART = frozenset({"anthropic", "bedrock"})
-
-
-def prompt_tokens(stop: Stop) -> int | None:
-    """Return how many tokens the prompt of `stop`'s call was, cached ones included (None: unsaid).
-
-    Example:
-        >>> from stopkit import normalize
-        >>> prompt_tokens(normalize({"type": "message", "role": "assistant", "content": [],
-        ...     "stop_reason": "end_turn", "usage": {"input_tokens": 20, "output_tokens": 1,
-        ...     "cache_read_input_tokens": 900}}))
-        920
-    """
-    usage = stop.usage
-    if usage is None or usage.input_tokens is None:
-        return None
-    if stop.provider not in _CACHE_APART:
-        return usage.input_tokens
-    return usage.input_tokens + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
+__all__ = ["Compactor"]
 
 
 class Compactor:
@@ -67,7 +45,9 @@ class Compactor:
         """Return the conversation's size in tokens as the threshold reads it (None: unknown)."""
         if self.estimate is not None:
             return _estimated(self.estimate, messages)
-        return None if last is None else prompt_tokens(last)
+        if last is None or last.usage is None:
+            return None
+        return prompt_tokens(last.provider, last.usage)
 
     def before_call(self, turn: int, transcript: list[Any], last: Stop | None) -> None:
         """Compact `transcript` in place before the model call of `turn` when it is past the mark.

@@ -73,6 +73,7 @@ def synthesize(run: Run) -> Generator[Request, Any, str]:
     overrides = {**run.base, "tool_choice": "none"}
     stop = yield from run.model_turn(overrides, messages)
     if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
+        run.discard(stop)
         return ""
     messages.extend(as_list(adapter.assistant_message(stop)))
     run.transcript[:] = messages

@@ -52,10 +52,19 @@ def drive(run: Run) -> Generator[Request, Any, Outcome]:
     try:
         return (yield from _turns(run))
     except EndRun as ended:  # a hook (or the deadline) ended the run inside a model call
-        return run.ended_early(ended)
+        return _ended_early(run, ended)
     finally:
         if recorder is not None:
             recorder.close()
+
+
+def _ended_early(run: Run, ended: EndRun) -> Outcome:
+    """Return the outcome of a run a hook or the deadline ended inside a model call."""
+    if not ended.made:  # the call of this turn was never made
+        run.turn -= 1
+    run.tools.pending = None
+    run.stopped_by = ended.stopped
+    return run.finish(ended.termination)
 
 
 def _turns(run: Run) -> Generator[Request, Any, Outcome]:
@@ -140,6 +149,8 @@ def _handle(
             transcript.extend(action.messages)
         if reason is StopReason.PAUSED:
             run.pauses += 1
+            if run.obs is not None:
+                run.obs.resumed(stop, run.pauses)
         run.tried.clear()
         run.next_overrides = {**run.base, **action.overrides} if action.overrides else run.base
     elif kind is Retry:
@@ -152,6 +163,7 @@ def _handle(
             )
             return (yield from end(run, _TERMINATION_FOR[reason]))
         run.tried.append(overrides)
+        run.discard(stop, (overrides, retried))
         run.base = {**run.base, **action.overrides}
         run.next_overrides = retried
     elif kind is Finish:

@@ -4,7 +4,9 @@ A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it on
 `ctx.run_tools()` / `ctx.arun_tools()`. Every tool call, in `run_loop` and `arun_loop` alike,
 passes through `_before` (may answer it without running it) and `_after` (records its result),
 with its turn and its slot (its place in the reply): the one place where a step boundary
-(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs.
+(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs: the run's observer
+(`_observe.py`), while telemetry is on, is told there (of calls that run or are answered, not
+of calls a durable run replays from its journal).
 
 In a durable run (`recorder`), `_before` answers a call recorded in the journal with its
 recorded result, `_starting` records that a non-idempotent call is starting; `_after` records
@@ -28,6 +30,7 @@ from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._approval import DEADLINE_PASSED, Deferred, Halted, ToolGate, Verdict
+from stopkit.loop._observe import RunObserver
 from stopkit.loop._runner import (
     CANCEL_GRACE,
     CANCELLED,
@@ -80,9 +83,11 @@ class ToolExecutor:
         recorder: Recorder | None = None,
         run_id: str | None = None,
         gate: ToolGate | None = None,
+        obs: RunObserver | None = None,
     ) -> None:
         self.runner = runner
         self.gate = ToolGate(None, None, None, deadline_at, emit) if gate is None else gate
+        self.obs = obs
         self.tool_timeout = tool_timeout
         self.deadline_at = deadline_at
         self.emit = emit
@@ -185,6 +190,8 @@ class ToolExecutor:
             recorded = recorder.tool(self.turn, slot, call)
             if recorded is not None:
                 return recorded
+        if self.obs is not None:
+            self.obs.tool_call(self.turn, slot, call)
         stop = self.stop
         if stop is not None and stop.reason is not StopReason.TOOL_REQUEST:
             return error_result(call, f"not run: the reply stopped as {stop.reason.value}")
@@ -204,6 +211,8 @@ class ToolExecutor:
         gate's hooks take time: a call they took past the deadline is not run.
         """
         if isinstance(verdict, Deferred):
+            if self.obs is not None:  # its span ends now: the run will wait for a person
+                self.obs.tool_result(self.turn, slot, verdict.result)
             return ToolRun(call, verdict.result, self.turn, 0.0)
         if isinstance(verdict, Halted):
             return self._after(call, slot, verdict.result, 0.0, done=False)
@@ -224,6 +233,8 @@ class ToolExecutor:
         """Record the result of the call in `slot` of this turn (`done=False`: it was cut)."""
         if done and self.recorder is not None:
             self.recorder.record_tool(self.turn, slot, call, result, seconds)
+        if self.obs is not None:
+            self.obs.tool_result(self.turn, slot, result)
         if self.emit is not None:
             self.emit(ToolReturned(self.turn, call, result, seconds))
         run = ToolRun(call, result, self.turn, seconds)

@@ -3,7 +3,8 @@
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
 `Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
-tool call goes through the run's `ToolExecutor` likewise.
+tool call goes through the run's `ToolExecutor` likewise. While telemetry is on, the run's
+observer (`_observe.py`) is told of each of those steps, of the decisions and of the ending.
 
 A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
 recorded (no call is made) and records the reply of a live one, before it is used.
@@ -24,13 +25,14 @@ from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
+from stopkit.loop import _observe
 from stopkit.loop._approval import ToolGate
 from stopkit.loop._budget import Tally
 from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
-from stopkit.loop._hooks import EndRun, ModelCallContext, ask_before_call
+from stopkit.loop._hooks import ModelCallContext, ask_before_call
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
@@ -119,26 +121,16 @@ class Run:
         )
         journal = settings.journal
         self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
-        self.gate = ToolGate(
-            settings.approve,
-            settings.before_tool_call,
-            settings.approvals,
-            self.deadline_at,
-            self.emit,
-        )
-        self.tools = ToolExecutor(
-            runner,
-            settings.tool_timeout,
-            self.deadline_at,
-            self.emit,
-            self.recorder,
-            settings.run_id,
-            self.gate,
-        )
-        self.tally = Tally(settings.budget, self.emit)
-        self.compactor = (
-            None if settings.compact_at_tokens is None else Compactor(settings, self.emit)
-        )
+        make = _observe.factory  # the run's one check of whether telemetry is on
+        self.obs = obs = None if make is None else make(settings)
+        # The controls' events go to `on_event` and to the observer alike.
+        self.tell = tell = _observe.telling(self.emit, obs)
+        self.gate = ToolGate(settings.approve, settings.before_tool_call, settings.approvals,
+                             self.deadline_at, tell)  # fmt: skip
+        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit,
+                                  self.recorder, settings.run_id, self.gate, obs)  # fmt: skip
+        self.tally = Tally(settings.budget, tell)
+        self.compactor = None if settings.compact_at_tokens is None else Compactor(settings, tell)
         # How the run ended, beyond its termination: the hook that stopped it; the calls it
         # waits on, and what resuming it needs (set by the engine).
         self.stopped_by: HookStopped | None = None
@@ -149,6 +141,8 @@ class Run:
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
+        self.usage: Usage | None = None  # every reply's tokens added up
+        self.wasted: Usage | None = None  # those of the replies thrown away
 
     @property
     def runs(self) -> list[ToolRun]:
@@ -193,6 +187,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
+        self.usage = add_usage(self.usage, stop.usage)
         self.tally.add(self.turn, stop)
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
@@ -219,6 +214,8 @@ class Run:
         finally:
             CURRENT_STEP.set(outer)
         stop = self.normalize(reply)
+        if self.obs is not None:
+            self.obs.model_replied(stop, type(reply) is Streamed)
         if recorder is not None:
             try:
                 recorder.record_model(self.turn, reply_json(reply))
@@ -236,6 +233,7 @@ class Run:
         attempt = 0
         keep = self.recorder is not None
         hook = self.settings.before_model_call
+        obs = self.obs
         while True:
             attempt += 1
             if hook is not None:
@@ -247,7 +245,9 @@ class Run:
                     spent=self.tally.spent,
                     settings=self.settings,
                 )
-                yield from ask_before_call(hook, ctx, self.deadline_at, self.emit)
+                yield from ask_before_call(hook, ctx, self.deadline_at, self.tell)
+            if obs is not None:
+                obs.model_call(self.turn, attempt, messages, overrides, self.adapter)
             try:
                 return (
                     yield CallModel(
@@ -255,6 +255,8 @@ class Run:
                     )
                 )
             except Exception as exc:  # thrown in by the shell: what call_model raised
+                if obs is not None:
+                    obs.model_failed(exc)
                 delay, why = retry_delay(self.settings.retry, exc, attempt, self.deadline_at)
                 if self.emit is not None:
                     self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
@@ -336,6 +338,12 @@ class Run:
             raw=reply,
         )
 
+    def discard(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None = None) -> None:
+        """Count a reply thrown away: retried (`retry`: the old and new overrides), or unusable."""
+        self.wasted = add_usage(self.wasted, stop.usage)
+        if self.obs is not None:
+            self.obs.discarded(stop, retry)
+
     # --- ending -----------------------------------------------------------------------------
 
     def escalate(self, stop: Stop, reason: str | None) -> Escalation:
@@ -344,6 +352,8 @@ class Run:
         escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
         self.escalation = escalation
         self.on_escalate(escalation)
+        if self.obs is not None:
+            self.obs.escalated(escalation)
         if self.emit is not None:
             self.emit(Escalated(self.turn, escalation))
         return escalation
@@ -362,6 +372,8 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
+            self.usage,
+            self.wasted,
             pending_calls=self.pending_calls,
             stopped_by=self.stopped_by,
             _paused=self.paused,
@@ -370,6 +382,8 @@ class Run:
             self.recorder.finish(
                 termination.value, self.why(text), replayed_all=termination not in _PARTIAL
             )
+        if self.obs is not None:
+            self.obs.ended(outcome)
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
@@ -384,11 +398,3 @@ class Run:
             waiting = ", ".join(f"{call.name} ({call.id})" for call in self.pending_calls)
             return f"awaiting approval of {waiting}"
         return text
-
-    def ended_early(self, ended: EndRun) -> Outcome:
-        """Return the outcome of a run a hook or the deadline ended inside a model call."""
-        if not ended.made:  # the call of this turn was never made
-            self.turn -= 1
-        self.tools.pending = None
-        self.stopped_by = ended.stopped
-        return self.finish(ended.termination)
