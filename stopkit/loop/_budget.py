@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit._stop import Stop, Usage
+from stopkit._stop import Stop, Usage, add_usage
 from stopkit.loop.events import BudgetWarning, LoopEvent, Spent, UsageUnknown
 
 __all__ = ["Budget", "Tally"]
@@ -51,7 +51,8 @@ class Budget:
     """
 
     max_tokens: int | None = None
-    """The most input plus output tokens the run may spend (None: no token limit)."""
+    """The most input plus output tokens the run may spend, as `Outcome.usage` adds them up
+    (None: no token limit)."""
     warn_at: float = 0.8
     """The share of a limit at which `BudgetWarning` is emitted, in (0, 1]."""
     cost: Callable[[Usage], float] | None = None
@@ -90,10 +91,16 @@ class Tally:
     def __init__(self, budget: Budget | None, emit: Callable[[LoopEvent], Any] | None) -> None:
         self.budget = budget
         self.emit = emit
-        self.tokens = 0
+        self.usage: Usage | None = None  # every reply's counts added up: `Outcome.usage`
         self.cost = 0.0
         self.unknown = 0
         self.warned = False
+
+    @property
+    def tokens(self) -> int:
+        """The input plus output tokens of every reply so far, as `Outcome.usage` sums them."""
+        usage = self.usage
+        return 0 if usage is None else (usage.input_tokens or 0) + (usage.output_tokens or 0)
 
     @property
     def spent(self) -> Spent:
@@ -103,8 +110,8 @@ class Tally:
     def copy(self) -> Tally:
         """Return a tally with the same counts (a resumed run goes on from them)."""
         twin = Tally(self.budget, self.emit)
-        twin.tokens, twin.cost, twin.unknown, twin.warned = (
-            self.tokens,
+        twin.usage, twin.cost, twin.unknown, twin.warned = (
+            self.usage,
             self.cost,
             self.unknown,
             self.warned,
@@ -115,21 +122,11 @@ class Tally:
         """Count the reply of `turn`; a reply without its input or output tokens is reported."""
         usage = stop.usage
         budget = self.budget
+        self.usage = add_usage(self.usage, usage)
         if usage is None:
             missing: tuple[str, ...] = _BOTH
         else:
-            read, wrote = usage.input_tokens, usage.output_tokens
-            if read is not None and wrote is not None:  # the common case, first
-                self.tokens += read + wrote
-                missing = ()
-            elif read is not None:
-                self.tokens += read
-                missing = ("output_tokens",)
-            elif wrote is not None:
-                self.tokens += wrote
-                missing = ("input_tokens",)
-            else:
-                missing = _BOTH
+            missing = tuple(name for name in _BOTH if getattr(usage, name) is None)
             if budget is not None and budget.cost is not None:
                 self.cost += _priced(budget.cost, usage)
         if missing and budget is not None:

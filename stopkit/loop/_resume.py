@@ -103,7 +103,7 @@ def restore(paused: Paused, approvals: Mapping[str, bool | str], *, is_async: bo
     )
     new.last_stop = old.last_stop
     new.detector.history.extend(old.detector.history)
-    new.tally = old.tally.copy()
+    new.tally, new.wasted = old.tally.copy(), old.wasted  # what it cost so far
     if new.compactor is not None and old.compactor is not None:
         new.compactor.armed = old.compactor.armed
     new.gate.decide_ahead(approvals)

@@ -141,7 +141,6 @@ class Run:
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
-        self.usage: Usage | None = None  # every reply's tokens added up
         self.wasted: Usage | None = None  # those of the replies thrown away
 
     @property
@@ -187,8 +186,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
-        self.usage = add_usage(self.usage, stop.usage)
-        self.tally.add(self.turn, stop)
+        self.tally.add(self.turn, stop)  # the run's usage, and its budget
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -372,7 +370,7 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
-            self.usage,
+            self.tally.usage,
             self.wasted,
             pending_calls=self.pending_calls,
             stopped_by=self.stopped_by,

@@ -46,6 +46,9 @@ def test_the_budget_stops_before_the_call_that_would_pass_it(mode: str, p: Shape
     assert len(model.calls) == 2
     assert outcome.turns == 2
     assert outcome.text == "Step 1."  # the last reply's text, as for max_turns
+    # The budget counts what the outcome's usage adds up: 30 tokens spent.
+    assert outcome.usage is not None
+    assert (outcome.usage.input_tokens or 0) + (outcome.usage.output_tokens or 0) == 30
     # The second reply's call never ran: its result could not be sent.
     assert [run.call.id for run in outcome.tool_runs] == ["call_0"]
     assert_every_call_answered_once(p, outcome)

@@ -71,6 +71,8 @@ def same_run(a: stopkit.Outcome, b: stopkit.Outcome) -> None:
     assert [(r.call, r.result, r.turn) for r in a.tool_runs] == [
         (r.call, r.result, r.turn) for r in b.tool_runs
     ]
+    # What the run cost: the paused turn's reply counted once, as in the uninterrupted run.
+    assert (a.usage, a.wasted_usage) == (b.usage, b.wasted_usage)
 
 
 @pytest.mark.parametrize("mode", MODES)
