@@ -20,6 +20,9 @@ __all__ = ["get_adapter", "register_adapter", "registered_adapters", "unregister
 # (`choices`) before the shapes that also carry a top-level `message` (Ollama, Cohere).
 _BUILTIN: dict[str, str] = {
     "anthropic": "stopkit.adapters.anthropic:AnthropicAdapter",
+    # LiteLLM's replies are Chat-shaped objects: read by their class before Chat would claim
+    # them. Never asked about a JSON body (empty detect_keys).
+    "litellm": "stopkit.adapters.litellm:LiteLLMAdapter",
     "openai.chat": "stopkit.adapters.openai_chat:OpenAIChatAdapter",
     "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "gemini": "stopkit.adapters.gemini:GeminiAdapter",
@@ -33,6 +36,9 @@ _BUILTIN: dict[str, str] = {
     # is refused by Chat; Cohere v1 has no `message`), so they never slow the common ones.
     "openai.completions": "stopkit.adapters.openai_completions:OpenAICompletionsAdapter",
     "cohere.v1": "stopkit.adapters.cohere_v1:CohereV1Adapter",
+    # Framework objects, recognized by their class: no JSON body is ever theirs (empty
+    # detect_keys), and no adapter above claims a LangChain object.
+    "langchain": "stopkit.adapters.langchain:LangChainAdapter",
 }
 
 _lock = threading.RLock()
@@ -70,8 +76,8 @@ def registered_adapters() -> tuple[Adapter, ...]:
     """Return every adapter in detection order: user-registered first, then the built-ins.
 
     Example:
-        >>> [a.name for a in stopkit.registered_adapters()][:2]
-        ['anthropic', 'openai.chat']
+        >>> [a.name for a in stopkit.registered_adapters()][:3]
+        ['anthropic', 'litellm', 'openai.chat']
     """
     order = _order
     if order is not None:

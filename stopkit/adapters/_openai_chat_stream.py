@@ -216,7 +216,8 @@ class Choice:
 class ChatStream:
     """Collects one streamed chat completion into the `Stop`s its whole reply would give.
 
-    Given the adapter's reader (`readings`: one `Reading` per choice of a whole reply). The
+    Given the adapter's reader (`readings`: one `Reading` per choice of a whole reply) and the
+    rules that decide them (Chat's own; LiteLLM's, which reads the same chunks). The
     Stops' `raw` is that whole reply, rebuilt as a `chat.completion` dict (text, refusal and
     tool calls joined, finish_reason and the dialect extras of each choice, usage).
 
@@ -229,13 +230,17 @@ class ChatStream:
     """
 
     rules: ClassVar[Rules] = RULES
+    """The rules a stream of this kind is decided by, unless the constructor is given others."""
     choice: ClassVar[type[Choice]] = Choice
     """How one choice is received (legacy Completions: a `text` body)."""
     kind: ClassVar[str] = "chat.completion"
     """The `object` of the whole reply rebuilt."""
 
-    def __init__(self, readings: Callable[[Any], list[Reading]]) -> None:
+    def __init__(
+        self, readings: Callable[[Any], list[Reading]], rules: Rules | None = None
+    ) -> None:
         self._readings = readings
+        self._rules = self.rules if rules is None else rules  # LiteLLM: its own rules
         self._choices: dict[int, Choice] = {}
         self._error: Any = None
         self._prompt_filters: list[Any] = []
@@ -310,7 +315,7 @@ class ChatStream:
             else:  # no choice arrived: only a blocked prompt ends such a stream
                 (reading,) = readings
                 self._facts(reading, reading.filter is not None, 0)
-            self._cache = tuple(decide(reading, self.rules) for reading in readings)
+            self._cache = tuple(decide(reading, self._rules) for reading in readings)
         return self._cache
 
     def _facts(self, reading: Reading, ended: bool, late: int) -> None:
