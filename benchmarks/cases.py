@@ -536,5 +536,7 @@ def _loop_cases() -> list[Case]:
 
 def all_cases(*, loop: bool = True) -> list[Case]:
     """Return every timed row, in table order (the same order in every pyperf worker)."""
+    from benchmarks import journal
+
     cases = _reference_cases() + _reply_cases() + _stream_cases()
-    return cases + _loop_cases() if loop else cases
+    return cases + _loop_cases() + journal.cases() if loop else cases

@@ -79,7 +79,9 @@ def _row(case: Case, bench: Any) -> dict[str, Any]:
         "group": case.group, "name": case.name, "call": case.call, "kind": case.kind,
         "adapter": case.adapter, "case": case.case, "unit": "s", "n_values": len(values),
         "per": "event" if case.kind.startswith("stream") else
-        ("turn" if case.kind in ("loop_overhead", "loop_peer") else "call"),
+        ("turn" if case.kind in ("loop_overhead", "loop_peer") else
+         "step" if case.kind in ("journal_plain", "journal_sqlite", "journal_postgres") else
+         "call"),
         **_stats(values),
     }
 
@@ -328,6 +330,18 @@ def _targets(
     if parallel:
         out.append(_target("10 parallel 100 ms tools finish in <= 130 ms",
                            parallel["median"] <= 0.130, _fmt(parallel["median"])))
+    plain = by_kind.get(("journal_plain", "", ""))
+    for kind, label, limit in (("journal_sqlite", "SQLite", 1e-3),
+                               ("journal_postgres", "PostgreSQL over loopback", 3e-3)):
+        row = by_kind.get((kind, "", ""))
+        if plain and row:
+            overhead = row["median"] - plain["median"]
+            out.append(_target(f"journal overhead per step, {label}, <= {limit * 1e3:.0f} ms "
+                               "(median)", overhead <= limit, f"{_fmt(overhead)}/step"))
+    replay = by_kind.get(("journal_replay", "", ""))
+    if replay:
+        out.append(_target("replay of a 100-turn run <= 50 ms", replay["median"] <= 0.05,
+                           _fmt(replay["median"])))
     out.append(_target(
         f"RSS growth <= 5 MB over {memory['count']:,} normalizations",
         memory["median"] <= 5 * 2**20, _fmt_bytes(memory["median"]),

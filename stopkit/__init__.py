@@ -24,9 +24,15 @@ if TYPE_CHECKING:
     from stopkit._errors import (
         AdapterNotFound,
         FilteredReply,
+        InvalidRunId,
+        JournalError,
+        JournalMismatch,
+        JournalTooNew,
+        JournalUnreadable,
         ModelCallError,
         NoRecording,
         PausedReply,
+        RunLocked,
         StopkitError,
         StopReasonError,
         TruncatedReply,
@@ -46,6 +52,7 @@ if TYPE_CHECKING:
     from stopkit.loop._driver import Loop, arun_loop, run_loop
     from stopkit.loop._retry import RetryPolicy
     from stopkit.loop._settings import LoopSettings
+    from stopkit.loop._tool import tool
     from stopkit.loop.events import (
         Escalated,
         Escalation,
@@ -79,6 +86,7 @@ if TYPE_CHECKING:
         retry_with_more_tokens,
         run_tool_calls,
     )
+    from stopkit.loop.journal import Journal, PostgresJournal, SqliteJournal
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._replay import ReplayTransport
 
@@ -97,6 +105,12 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "FilteredReply",
     "Finish",
     "Handler",
+    "InvalidRunId",
+    "Journal",
+    "JournalError",
+    "JournalMismatch",
+    "JournalTooNew",
+    "JournalUnreadable",
     "Loop",
     "LoopContext",
     "LoopEnded",
@@ -108,10 +122,13 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "NoRecording",
     "Outcome",
     "PausedReply",
+    "PostgresJournal",
     "RecordingTransport",
     "ReplayTransport",
     "Retry",
     "RetryPolicy",
+    "RunLocked",
+    "SqliteJournal",
     "Stop",
     "StopReason",
     "StopReasonError",
@@ -148,6 +165,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "retry_with_more_tokens",
     "run_loop",
     "run_tool_calls",
+    "tool",
     "unregister_adapter",
     "wrap",
 ]
@@ -155,8 +173,9 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_adapter": ("Adapter", "StreamAccumulator"),
     "_errors": (
-        "AdapterNotFound", "FilteredReply", "ModelCallError", "NoRecording", "PausedReply",
-        "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
+        "AdapterNotFound", "FilteredReply", "InvalidRunId", "JournalError", "JournalMismatch",
+        "JournalTooNew", "JournalUnreadable", "ModelCallError", "NoRecording", "PausedReply",
+        "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
         "UnsupportedReply",
     ),
     "_normalize": ("detect", "normalize", "normalize_all"),
@@ -177,6 +196,8 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
         "TurnStarted",
     ),
     "loop._retry": ("RetryPolicy",),
+    "loop._tool": ("tool",),
+    "loop.journal": ("Journal", "PostgresJournal", "SqliteJournal"),
     "record._recording": ("RecordingTransport",),
     "record._replay": ("ReplayTransport",),
     "_wrap": ("wrap",),

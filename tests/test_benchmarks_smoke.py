@@ -7,6 +7,8 @@ time a reply stopkit reads as filtered).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import stopkit
@@ -52,3 +54,15 @@ def test_the_loop_row_runs_its_conversation() -> None:
     assert outcome.turns == LOOP_TURNS + 1
     assert [r.result.content for r in outcome.tool_runs][:2] == ["0-0", "0-1"]
     assert len(outcome.tool_runs) == LOOP_TURNS * CALLS_PER_TURN
+
+
+def test_the_journal_rows_run_their_conversations(tmp_path: Any) -> None:
+    """The journaled row records all 61 steps; the replay row replays 100 turns, calling nothing."""
+    import stopkit
+    from benchmarks.journal import LOOP_STEPS, REPLAY_TURNS, journal_run, replay_run
+
+    journal = stopkit.SqliteJournal(tmp_path / "bench.db")
+    assert journal_run("sqlite", journal)().text
+    info = journal.runs()[0]
+    assert (info.steps, info.termination) == (LOOP_STEPS, "completed")
+    assert replay_run()().turns == REPLAY_TURNS + 1

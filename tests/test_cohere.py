@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import typing
 from types import SimpleNamespace
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 
 import stopkit
 from stopkit.adapters.cohere import FINISH_REASON, CohereAdapter
+from tests._literals import literal_values
 from tests._payloads import PAYLOADS, claimed_by, load_cases, same_stop
 
 ADAPTER = CohereAdapter()
@@ -31,16 +31,6 @@ def _events(name: str) -> list[dict[str, Any]]:
     return events
 
 
-def _literal_values(tp: Any) -> set[str]:
-    """Every string of the Literal(s) inside `tp` (a Union of a Literal and Any, as Fern writes)."""
-    if typing.get_origin(tp) is typing.Literal:
-        return {v for v in typing.get_args(tp) if isinstance(v, str)}
-    values: set[str] = set()
-    for arg in typing.get_args(tp):
-        values |= _literal_values(arg)
-    return values
-
-
 def _objects(value: Any) -> Any:
     """The same JSON as nested attribute objects, the way an SDK model is read."""
     if isinstance(value, dict):
@@ -58,7 +48,7 @@ def test_pinned_sdk_finish_reasons_are_exactly_the_table() -> None:
 def test_installed_sdk_finish_reasons_are_mapped() -> None:
     """When the cohere SDK is installed, every value of its own ChatFinishReason is mapped."""
     types = pytest.importorskip("cohere.types")
-    values = _literal_values(types.ChatFinishReason)
+    values = literal_values(types.ChatFinishReason)
     assert values, "ChatFinishReason has no Literal values any more"
     assert values <= set(FINISH_REASON), values - set(FINISH_REASON)
 

@@ -31,6 +31,10 @@ EXPECTED = {
         "raised TruncatedReply; partial text kept on the Stop: 'Paris is'",
     ],
     "own_adapter.py": ["5 passed"],
+    "durable_dbos.py": [
+        "tool: charge the card (key order-1042/tool_call_3_0)",
+        "result: completed: Order 1042 is on its way.",
+    ],
 }
 
 

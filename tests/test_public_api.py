@@ -28,6 +28,9 @@ def test_all_is_pinned_and_sorted() -> None:
         "run_loop", "run_tool_calls",
         # the loop's failure handling
         "ModelCallError", "ModelCallFailed", "RetryPolicy",
+        # durable runs
+        "InvalidRunId", "Journal", "JournalError", "JournalMismatch", "JournalTooNew",
+        "JournalUnreadable", "PostgresJournal", "RunLocked", "SqliteJournal", "tool",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
 from stopkit.adapters._bedrock_rules import (
     GUARDRAIL_ACTIONS,
     RULES,
@@ -35,17 +36,7 @@ __all__ = ["STOP_REASONS", "STREAM_ERRORS", "BedrockAdapter", "read"]
 
 #: Top-level reply fields kept in `Stop.details` under their wire names. The two
 #: `amazon-bedrock-*` fields come with Nova replies read through InvokeModel.
-_DETAIL_FIELDS = (
-    "trace",
-    "additionalModelResponseFields",
-    "amazon-bedrock-guardrailAction",
-    "amazon-bedrock-trace",
-)
-
-_GUARDRAIL = "amazon-bedrock-guardrailAction"
-
-#: How many nodes of a guardrail trace are looked at before it is taken as not read.
-_TRACE_NODES = 10_000
+_DETAIL_FIELDS = ("trace", "additionalModelResponseFields", ACTION, TRACE)
 
 
 def read(reply: Any) -> Reading:
@@ -75,9 +66,7 @@ def read(reply: Any) -> Reading:
             "stopReason 'stop_sequence' without the matched sequence (ask for it with "
             "additionalModelResponseFieldPaths=['/stop_sequence'])"
         )
-    action = fields.get(_GUARDRAIL)
-    if type(action) is str and action in GUARDRAIL_ACTIONS:
-        _guardrail(reading, action, GUARDRAIL_ACTIONS[action], fields.get("amazon-bedrock-trace"))
+    guardrail(reading, fields)
     usage = fields.get("usage")
     if usage is not None:
         details["usage"] = usage
@@ -165,49 +154,6 @@ def _matched_sequence(extra: Any) -> str | None:
     return value if type(value) is str and value else None
 
 
-def _guardrail(reading: Reading, action: str, verdict: Verdict, trace: Any) -> None:
-    """Record an InvokeModel guardrail intervention as a filter, unless it only masked text.
-
-    A guardrail that anonymized (masked) part of the answer and blocked nothing delivered the
-    reply: its stop value stands, with a note. Without a trace saying so, an intervention is a
-    filter (DESIGN section 3).
-    """
-    said = f"{_GUARDRAIL} {action!r}"
-    if _masked_only(trace):
-        reading.notes.append(
-            f"{said}, and its trace shows only masking (ANONYMIZED): the reply was delivered "
-            "masked; the stop value stands"
-        )
-    else:
-        reading.filter = (verdict[1] or "guardrail", f"{said}: the guardrail intervened")
-
-
-def _masked_only(trace: Any) -> bool:
-    """Say whether a guardrail trace holds an `ANONYMIZED` action and no `BLOCKED` one.
-
-    The trace's assessments (service-2.json, `GuardrailAssessment`) carry `action` on each
-    filter, topic, word, PII entity and regex: BLOCKED, ANONYMIZED (PII only) or NONE. A trace
-    larger than the bound is not read through, so it proves nothing.
-    """
-    masked = False
-    stack = [trace]
-    budget = _TRACE_NODES
-    while stack:
-        budget -= 1
-        if budget < 0:
-            return False
-        node = stack.pop()
-        if type(node) is dict:
-            action = node.get("action")
-            if action == "BLOCKED":
-                return False
-            masked = masked or action == "ANONYMIZED"
-            stack.extend(node.values())
-        elif type(node) is list:
-            stack.extend(node)
-    return masked
-
-
 def _blank_text(block: Any) -> bool:
     text = wire(block).get("text")
     return type(text) is str and not text.strip() and "toolUse" not in block
@@ -242,7 +188,7 @@ class BedrockAdapter:
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {
         "stopReason": STOP_REASONS,
         "ConverseStream exception event": STREAM_ERRORS,
-        _GUARDRAIL: GUARDRAIL_ACTIONS,
+        ACTION: GUARDRAIL_ACTIONS,
     }
     stream_notes: ClassVar[tuple[str, ...]] = (
         "ConverseStream sends toolUse input as JSON text fragments, assembled per "

@@ -14,6 +14,8 @@ Example:
 
 from typing import TYPE_CHECKING
 
+from stopkit._lazy import lazy_exports
+
 if TYPE_CHECKING:  # imported on first use below: `stopkit batch --help` needs none of it
     from stopkit.batch._audit import audit, audit_chunk
     from stopkit.batch._errors import BatchUsageError
@@ -46,7 +48,7 @@ __all__ = [
     "write_json",
 ]
 
-_LAZY_MODULES: dict[str, tuple[str, ...]] = {
+_LAZY_MODULES: dict[str, tuple[str, ...]] = {  # module -> the names it exports
     "_audit": ("audit", "audit_chunk"),
     "_errors": ("BatchUsageError",),
     "_lines": ("Chunk", "audit_line", "results_files", "split"),
@@ -56,16 +58,4 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_report": ("Entry", "Group", "Report"),
     "_resubmit": ("Resubmission", "check_input", "resubmit"),
 }
-_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> object:
-    """Import the batch audit's parts on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'stopkit.batch' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"stopkit.batch.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())

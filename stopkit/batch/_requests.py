@@ -123,7 +123,7 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
             config = body.get("inferenceConfig")
             value = config.get("maxTokens") if type(config) is dict else None
             return Ceiling((*base, "inferenceConfig", "maxTokens"), _int(value))
-        return None  # Titan, Llama, ...: not read until their adapters exist
+        return None  # Titan, Llama, Mistral, Cohere Command: their ceilings are not read yet
     config = _google_config(body)
     field = "max_output_tokens" if config == "generation_config" else "maxOutputTokens"
     found = body.get(config)

@@ -17,6 +17,7 @@ import stopkit
 from stopkit.batch import _command as _batch
 from stopkit.cli import _demo, _normalize, _table
 from stopkit.cli._output import Pipe
+from stopkit.loop.journal import _cli as _runs
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
@@ -25,6 +26,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     _table.register,
     _demo.register,
     _batch.register,
+    _runs.register,
 )
 
 

@@ -110,7 +110,9 @@ class Loop:
                         try:
                             value = self.call_model(request.messages, **request.overrides)
                             if is_sync_stream(value):
-                                value = read_stream(value, request.adapter, request.on_text)
+                                value = read_stream(
+                                    value, request.adapter, request.on_text, request.keep_events
+                                )
                         except Exception as exc:  # the run decides: retry, or ModelCallError
                             request = steps.throw(exc)
                             continue
@@ -190,7 +192,7 @@ class Loop:
         import asyncio
 
         call_model, messages, overrides = self.call_model, request.messages, request.overrides
-        adapter, on_text = request.adapter, request.on_text
+        adapter, on_text, keep = request.adapter, request.on_text, request.keep_events
         if on_text is not None:
             loop, report = asyncio.get_running_loop(), on_text
 
@@ -201,7 +203,7 @@ class Loop:
 
         def read(value: Any) -> Any:  # in a thread
             if is_sync_stream(value):
-                return read_stream(value, adapter, on_text_threaded)
+                return read_stream(value, adapter, on_text_threaded, keep)
             return value
 
         try:
@@ -216,7 +218,7 @@ class Loop:
                 if inspect.isawaitable(value):  # a sync callable returning a coroutine
                     value = await value
             if is_async_stream(value):
-                value = await aread_stream(value, adapter, on_text)
+                value = await aread_stream(value, adapter, on_text, keep)
             elif is_sync_stream(value):  # an async call_model returning a sync stream
                 ok, value = await acall_in_thread(lambda: read(value), None)
                 if not ok:

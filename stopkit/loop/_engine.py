@@ -37,7 +37,23 @@ _TERMINATION_FOR: dict[StopReason, Termination] = {
 
 
 def drive(run: Run) -> Generator[Request, Any, Outcome]:
-    """Run the conversation to its end, yielding `CallModel`, `RunHandler` and `Sleep`."""
+    """Run the conversation to its end, yielding `CallModel`, `RunHandler` and `Sleep`.
+
+    A durable run first takes its lease in the journal (`RunLocked` when a live worker holds
+    it), and gives it up however the run ends.
+    """
+    recorder = run.recorder
+    if recorder is None:
+        return (yield from _turns(run))
+    recorder.open()
+    try:
+        return (yield from _turns(run))
+    finally:
+        recorder.close()
+
+
+def _turns(run: Run) -> Generator[Request, Any, Outcome]:
+    """Take turns until a handler, a bound or a failure ends the run."""
     settings = run.settings
     handlers = run.handlers
     transcript = run.transcript
@@ -79,6 +95,10 @@ def drive(run: Run) -> Generator[Request, Any, Outcome]:
             _tools=run.tools,
         )
         run.tools.handling(run.turn, stop)
+        if run.tools.attention is not None:  # a resumed run: a call that may have happened
+            run.tools.pending = None
+            run.escalate(stop, run.tools.attention)
+            return (yield from run.end(Termination.NEEDS_ATTENTION))
         action = yield RunHandler(handlers[reason], ctx)
         run.tools.pending = None
         kind = type(action)

@@ -5,11 +5,16 @@ A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it on
 passes through `_before` (may answer it without running it) and `_after` (records its result),
 with its turn and its slot (its place in the reply): the one place where a step boundary
 (`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs.
+
+In a durable run (`recorder`), `_before` answers a call recorded in the journal with its
+recorded result, and records that a non-idempotent call is starting; `_after` records the
+result before the model is sent it.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +24,8 @@ from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._runner import CANCEL_GRACE, CANCELLED, INTERRUPTS, ToolRunner, error_result
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
+from stopkit.loop.journal._names import CURRENT_STEP, tool_step
+from stopkit.loop.journal._recorder import Recorder
 
 __all__ = ["ToolExecutor"]
 
@@ -55,17 +62,25 @@ class ToolExecutor:
         tool_timeout: float | None,
         deadline_at: float | None,
         emit: Callable[[LoopEvent], Any] | None,
+        recorder: Recorder | None = None,
+        run_id: str | None = None,
     ) -> None:
         self.runner = runner
         self.tool_timeout = tool_timeout
         self.deadline_at = deadline_at
         self.emit = emit
+        self.recorder = recorder
+        self._run_id = run_id
+        # Set by `handling` when a resumed run finds a non-idempotent call of this turn that
+        # started and has no result: the words saying so (the run then stops).
+        self.attention: str | None = None
         self.turn = 0
         self.runs: list[ToolRun] = []
         # The reply being handled: its calls' slots (their places in it), the slots of calls
         # repeating an earlier call's id, and how many calls not of the reply were run.
         self.stop: Stop | None = None
         self.slot_of: dict[int, int] = {}
+        self.slot_by_id: dict[str, int] = {}
         self.repeated: frozenset[int] = frozenset()
         self.extra = 0
         # For a run cut short: the tool request being handled, and the calls running right now.
@@ -79,16 +94,41 @@ class ToolExecutor:
         self.pending = stop if stop.reason is StopReason.TOOL_REQUEST else None
         calls = stop.tool_calls
         self.slot_of = {id(call): slot for slot, call in enumerate(calls)}
+        self.slot_by_id = {}
+        for slot, call in enumerate(calls):
+            self.slot_by_id.setdefault(call.id, slot)
         self.repeated = _repeated(calls) if len(calls) > 1 else frozenset()
         self.extra = 0
+        recorder = self.recorder
+        if recorder is not None and self.pending is not None:
+            self.attention = recorder.attention(turn)
 
     def _slot(self, call: ToolCall) -> int:
-        """Return the call's place in the reply; a call made by a handler gets the next free one."""
+        """Return the call's place in the reply; a call made by a handler gets the next free one.
+
+        A handler's copy of a reply's call (the same call id, changed arguments) takes that
+        call's place: a durable run then compares it with what that call recorded.
+        """
         slot = self.slot_of.get(id(call))
+        if slot is None:
+            slot = self.slot_by_id.get(call.id)
         if slot is None:
             slot = len(self.slot_of) + self.extra
             self.extra += 1
         return slot
+
+    @property
+    def run_id(self) -> str:
+        """The run's id (`run_id=`), or one made for this run: the prefix of idempotency keys."""
+        if self._run_id is None:
+            self._run_id = uuid.uuid4().hex
+        return self._run_id
+
+    def key(self, call: ToolCall, slot: int) -> str | None:
+        """Return the call's idempotency key when its tool asks for one (else None)."""
+        if not self.runner.wants_key(call.name):
+            return None
+        return f"{self.run_id}/{tool_step(self.turn, slot)}"
 
     def timeout(self) -> float | None:
         """Return the seconds the next call may take: `tool_timeout`, cut by the deadline."""
@@ -109,6 +149,11 @@ class ToolExecutor:
         """
         if self.emit is not None:
             self.emit(ToolCalled(self.turn, call))
+        recorder = self.recorder
+        if recorder is not None:
+            recorded = recorder.tool(self.turn, slot, call)
+            if recorded is not None:
+                return recorded
         stop = self.stop
         if stop is not None and stop.reason is not StopReason.TOOL_REQUEST:
             return error_result(call, f"not run: the reply stopped as {stop.reason.value}")
@@ -118,10 +163,16 @@ class ToolExecutor:
             )
         if timeout is not None and timeout <= 0:
             return error_result(call, "not run: the run's deadline has passed")
+        if recorder is not None and not self.runner.idempotent(call.name):
+            recorder.start_tool(self.turn, slot, call)
         return None
 
-    def _after(self, call: ToolCall, slot: int, result: ToolResult, seconds: float) -> ToolRun:
-        """Record the result of the call in `slot` of this turn."""
+    def _after(
+        self, call: ToolCall, slot: int, result: ToolResult, seconds: float, *, done: bool = True
+    ) -> ToolRun:
+        """Record the result of the call in `slot` of this turn (`done=False`: it was cut)."""
+        if done and self.recorder is not None:
+            self.recorder.record_tool(self.turn, slot, call, result, seconds)
         if self.emit is not None:
             self.emit(ToolReturned(self.turn, call, result, seconds))
         return ToolRun(call, result, self.turn, seconds)
@@ -139,7 +190,12 @@ class ToolExecutor:
             result = self._before(call, slot, timeout)
             seconds = 0.0
             if result is None:
-                result, seconds = runner.run(call, timeout)
+                outer = CURRENT_STEP.get()
+                CURRENT_STEP.set(tool_step(self.turn, slot))
+                try:
+                    result, seconds = runner.run(call, timeout, self.key(call, slot))
+                finally:
+                    CURRENT_STEP.set(outer)
             slots[index] = self._after(call, slot, result, seconds)
         return self._landed(slots)
 
@@ -157,10 +213,14 @@ class ToolExecutor:
             result = self._before(call, slot, timeout)
             seconds = 0.0
             if result is None:
+                outer = CURRENT_STEP.get()
+                CURRENT_STEP.set(tool_step(self.turn, slot))
                 try:
-                    result, seconds = await runner.arun(call, timeout)
+                    result, seconds = await runner.arun(call, timeout, self.key(call, slot))
                 except INTERRUPTS as exc:  # raised in a task of its own, it would skip us
                     raise _Interrupted(exc) from None
+                finally:
+                    CURRENT_STEP.set(outer)
             slots[index] = self._after(call, slot, result, seconds)
 
         try:
@@ -201,8 +261,9 @@ class ToolExecutor:
             calls, slots = self.inflight
             self.inflight = None
             for call, run in zip(calls, slots, strict=True):
-                if run is None:
-                    run = self._after(call, self._slot(call), error_result(call, CANCELLED), 0.0)
+                if run is None:  # not recorded: a rerun runs it
+                    result = error_result(call, CANCELLED)
+                    run = self._after(call, self._slot(call), result, 0.0, done=False)
                 self.runs.append(run)
         stop, self.pending = self.pending, None
         if stop is None or adapter is None or not stop.tool_calls:
@@ -218,6 +279,6 @@ class ToolExecutor:
                 results.append(mine.pop(0))
                 continue
             result = error_result(call, CANCELLED)
-            self.runs.append(self._after(call, self._slot(call), result, 0.0))
+            self.runs.append(self._after(call, self._slot(call), result, 0.0, done=False))
             results.append(result)
         return [*as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]

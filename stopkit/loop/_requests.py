@@ -33,6 +33,8 @@ class CallModel:
     """Which try of this model call it is (1 for the first)."""
     adapter: Adapter | None
     on_text: Callable[[str], Any] | None
+    keep_events: bool = False
+    """Keep a stream's events on the `Streamed` (a journaled run records them)."""
 
 
 @dataclass(frozen=True, slots=True)

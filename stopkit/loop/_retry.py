@@ -7,11 +7,12 @@ too: a retry whose backoff would end past the deadline is not made.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RetryPolicy", "is_transient"]
+__all__ = ["RetryPolicy", "is_transient", "retry_delay"]
 
 # Statuses worth another try: timeout, conflict, too early, rate limit, and every server error
 # (529 is Anthropic's "overloaded"). The SDKs' own retry logic uses the same set.
@@ -119,3 +120,25 @@ class RetryPolicy:
 
             wait *= random.uniform(0.5, 1.0)  # spreading retries: not a secret
         return wait
+
+
+def retry_delay(
+    policy: RetryPolicy | None, exc: Exception, attempt: int, deadline_at: float | None
+) -> tuple[float | None, str]:
+    """Return the wait before retrying after failed try `attempt` (None: give up), and why.
+
+    Example:
+        >>> retry_delay(None, TimeoutError(), 1, None)
+        (None, 'TimeoutError; no retry policy')
+    """
+    name = type(exc).__name__
+    if policy is None:
+        return None, f"{name}; no retry policy"
+    delay = policy.delay(exc, attempt)
+    if delay is None:
+        if attempt >= policy.attempts:
+            return None, f"{name}; all {policy.attempts} attempts used"
+        return None, f"{name}; not retried by the policy"
+    if deadline_at is not None and time.monotonic() + delay >= deadline_at:
+        return None, f"{name}; the deadline leaves no time to retry"
+    return delay, ""

@@ -4,27 +4,30 @@
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
 `Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
 tool call goes through the run's `ToolExecutor` likewise.
+
+A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
+recorded (no call is made) and records the reply of a live one, before it is used.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections import Counter, deque
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit._errors import ModelCallError, UnsupportedReply
+from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason, ToolCall
+from stopkit._stop import Stop, StopReason
+from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._requests import CallModel, Request, Sleep
-from stopkit.loop._runner import ToolRunner, describe, size_of
+from stopkit.loop._retry import retry_delay
+from stopkit.loop._runner import ToolRunner, describe
 from stopkit.loop._settings import LoopSettings
-from stopkit.loop._streams import Streamed
+from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
     Escalation,
@@ -38,6 +41,9 @@ from stopkit.loop.events import (
     TurnStarted,
 )
 from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
+from stopkit.loop.journal._codec import reply_json
+from stopkit.loop.journal._names import CURRENT_STEP, model_step
+from stopkit.loop.journal._recorder import Recorder
 
 __all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
 
@@ -49,6 +55,9 @@ SYNTHESIZE_PROMPT = (
 )
 """What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
 
+# The endings that leave recorded steps unreplayed on purpose (any other ending with a recorded
+# step left over means the code took another path: a JournalMismatch).
+_PARTIAL = frozenset({Termination.CANCELLED, Termination.NEEDS_ATTENTION})
 # Only a complete final reply joins the transcript when the run finishes on it.
 APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
 # The endings after which the summing-up call may be made (never after a filtered or unknown
@@ -74,22 +83,6 @@ def log_escalation(escalation: Escalation) -> None:
         stop.provider,
         clip(stop.raw_reason),
     )
-
-
-def _call_key(call: ToolCall, max_bytes: int, max_depth: int) -> tuple[str, str]:
-    """Return what makes two calls the same for loop detection: name and arguments as JSON.
-
-    The arguments are model-made, of any shape: only a structure within the loop's argument
-    bounds is serialized (a cycle, or one list shared 2**60 times, must not hang the run).
-    """
-    raw = call.arguments_json
-    size, depth = size_of(call.arguments, max_bytes, max_depth)
-    if size <= max_bytes and depth <= max_depth:
-        try:
-            return call.name, json.dumps(call.arguments, sort_keys=True, default=str)
-        except Exception:  # a str() that raises, a key that is no str
-            pass
-    return call.name, raw if type(raw) is str else clip(call.arguments, 4000)
 
 
 def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
@@ -137,13 +130,22 @@ class Run:
         self.pauses = 0
         self.repeats = 0
         self.last_stop: Stop | None = None
-        self.history: deque[tuple[str, str]] = deque(maxlen=settings.loop_window)
+        self.loop_detected = LoopDetector(settings).detected
         self.escalation: Escalation | None = None
         self.emit = settings.on_event
         self.deadline_at = (
             None if settings.deadline is None else time.monotonic() + settings.deadline
         )
-        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit)
+        journal = settings.journal
+        self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
+        self.tools = ToolExecutor(
+            runner,
+            settings.tool_timeout,
+            self.deadline_at,
+            self.emit,
+            self.recorder,
+            settings.run_id,
+        )
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
@@ -161,20 +163,6 @@ class Run:
         if self.turn >= self.settings.max_turns:
             return Termination.MAX_TURNS
         return None
-
-    def loop_detected(self, stop: Stop) -> bool:
-        """Say whether running this reply's calls repeats one too often; else record them."""
-        settings = self.settings
-        bounds = (settings.max_argument_bytes, settings.max_argument_depth)
-        keys = [_call_key(call, *bounds) for call in stop.runnable_tool_calls]
-        if not keys:
-            return False
-        window = [*self.history, *keys][-settings.loop_window :]
-        counts = Counter(window)
-        if any(counts[key] >= settings.loop_threshold for key in keys):
-            return True
-        self.history.extend(keys)
-        return False
 
     def cut_short(self) -> None:
         """Close a run cut short (cancelled, interrupted); report it on `LoopEnded`.
@@ -212,17 +200,48 @@ class Run:
     ) -> Generator[Request, Any, Stop]:
         """Make one model call (retrying under the loop's policy); return the reply's `Stop`.
 
-        Raises `ModelCallError` when the call failed and no retry is left.
+        The step `model_call_<turn>`: replayed from the journal when recorded there, else made
+        (`current_step()` names it meanwhile) and recorded. Raises `ModelCallError` when the
+        call failed and no retry is left.
         """
+        recorder = self.recorder
+        if recorder is not None:
+            recorded = recorder.model(self.turn, messages, overrides)
+            if recorded is not None:
+                return self.replayed(recorded)
+        outer = CURRENT_STEP.get()
+        CURRENT_STEP.set(model_step(self.turn))
+        try:
+            reply = yield from self.attempts(overrides, messages)
+        finally:
+            CURRENT_STEP.set(outer)
+        stop = self.normalize(reply)
+        if recorder is not None:
+            try:
+                recorder.record_model(self.turn, reply_json(reply))
+            except JournalError:
+                if not self.unsupported:
+                    raise
+                # A reply stopkit cannot read and that has no JSON form: the run ends as
+                # unknown now, and a rerun makes this call again.
+        return stop
+
+    def attempts(
+        self, overrides: Mapping[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Any]:
+        """Make the model call until a try returns (the retries); return what it returned."""
         attempt = 0
+        keep = self.recorder is not None
         while True:
             attempt += 1
             try:
-                reply = yield CallModel(
-                    messages, overrides, self.turn, attempt, self.adapter, self.on_text
+                return (
+                    yield CallModel(
+                        messages, overrides, self.turn, attempt, self.adapter, self.on_text, keep
+                    )
                 )
             except Exception as exc:  # thrown in by the shell: what call_model raised
-                delay, why = self.retry_delay(exc, attempt)
+                delay, why = retry_delay(self.settings.retry, exc, attempt, self.deadline_at)
                 if self.emit is not None:
                     self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
                 if delay is None:
@@ -238,23 +257,13 @@ class Run:
                     delay,
                 )
                 yield Sleep(delay)
-                continue
-            return self.normalize(reply)
 
-    def retry_delay(self, exc: Exception, attempt: int) -> tuple[float | None, str]:
-        """Return the wait before retrying after failed try `attempt` (None: give up), and why."""
-        name = type(exc).__name__
-        policy = self.settings.retry
-        if policy is None:
-            return None, f"{name}; no retry policy"
-        delay = policy.delay(exc, attempt)
-        if delay is None:
-            if attempt >= policy.attempts:
-                return None, f"{name}; all {policy.attempts} attempts used"
-            return None, f"{name}; not retried by the policy"
-        if self.deadline_at is not None and time.monotonic() + delay >= self.deadline_at:
-            return None, f"{name}; the deadline leaves no time to retry"
-        return delay, ""
+    def replayed(self, recorded: Any) -> Stop:
+        """Return the `Stop` of a recorded reply, read by the adapter as a live one is."""
+        events = recorded.get("events")
+        if events is not None:
+            return self.streamed(read_stream(events, self.adapter, self.on_text))
+        return self.normalize(recorded["reply"])
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a reply; one stopkit cannot read gives an `unsupported_reply` one.
@@ -340,6 +349,9 @@ class Run:
             self.escalation,
             tuple(runs),
         )
+        if self.recorder is not None:
+            why = self.escalation.reason if self.escalation is not None else text
+            self.recorder.finish(termination.value, why, replayed_all=termination not in _PARTIAL)
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome

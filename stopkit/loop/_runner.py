@@ -10,7 +10,6 @@ message is whatever the tool raised: a tool must not put credentials in its exce
 
 from __future__ import annotations
 
-import copy
 import inspect
 import json
 import time
@@ -21,20 +20,19 @@ from pydantic_core import to_jsonable_python
 
 from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult
+from stopkit.loop._arguments import argument_problem, fresh_copy
 from stopkit.loop._threads import Outcome, TimedOut, acall_in_thread, call_in_thread, capture
+from stopkit.loop._tool import KEY_PARAMETER, options_of, wants_key
 
 __all__ = [
     "CANCELLED",
     "CANCEL_GRACE",
     "INTERRUPTS",
     "ToolRunner",
-    "argument_problem",
     "clip_error",
     "describe",
     "error_result",
-    "fresh_copy",
     "is_async_callable",
-    "size_of",
     "tool_content",
 ]
 
@@ -113,97 +111,6 @@ def describe(exc: BaseException) -> str:
     if len(text) > MAX_ERROR_CHARS:
         text = text[:MAX_ERROR_CHARS]
     return f"{name}: {text}" if text else name
-
-
-def size_of(value: Any, budget: int, max_depth: int) -> tuple[int, int]:
-    """Walk `value` as JSON would, stopping once over `budget` bytes or `max_depth` levels.
-
-    Returns `(size, depth)`: the JSON size in bytes (approximate for non-JSON values, and only
-    counted up to just past `budget`) and the deepest nesting seen (up to `max_depth + 1`).
-    Iterative and bounded: a cycle or a structure sharing one list many times cannot make it
-    recurse or hang.
-    """
-    size = 0
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list | tuple):
-            if depth > deepest:
-                deepest = depth
-                if depth > max_depth:
-                    break
-            size += 2
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    size += (len(key) if isinstance(key, str) else 8) + 4
-                    stack.append((child, depth + 1))
-            else:
-                for child in item:
-                    size += 1
-                    stack.append((child, depth + 1))
-        elif isinstance(item, str):
-            size += (len(item) if item.isascii() else len(item.encode("utf-8", "replace"))) + 2
-        elif isinstance(item, int) and not isinstance(item, bool):
-            size += item.bit_length() // 3 + 2
-        else:
-            size += 8
-        if size > budget:
-            break
-    return size, deepest
-
-
-def argument_problem(call: ToolCall, max_bytes: int, max_depth: int) -> str | None:
-    """Say why `call`'s arguments must not be passed to a tool, or None when they may.
-
-    The size is that of `arguments_json` (UTF-8 bytes) when the provider sent a string, else of
-    the arguments serialized as JSON, measured by a bounded walk; the depth counts the
-    arguments object as level 1.
-
-    Example:
-        >>> argument_problem(ToolCall(id="1", name="f", arguments={"a": [[1]]}), 100, 2)
-        'not run: the arguments are nested deeper than 2 levels'
-    """
-    arguments: Any = call.arguments
-    if not isinstance(arguments, dict):
-        return f"not run: the arguments are a {type(arguments).__name__}, not an object"
-    raw = call.arguments_json
-    size = -1
-    if type(raw) is str:
-        size = len(raw)
-        if size <= max_bytes < size * 4:  # only non-ASCII text can take more bytes than chars
-            size = len(raw.encode("utf-8", "replace"))
-    walked, depth = size_of(arguments, max_bytes, max_depth)
-    if size < 0:
-        size = walked
-    if size > max_bytes:
-        return f"not run: the arguments are over {max_bytes} bytes of JSON"
-    if depth > max_depth:
-        return f"not run: the arguments are nested deeper than {max_depth} levels"
-    return None
-
-
-_SCALARS = (str, int, float, bool, type(None))
-
-
-def fresh_copy(value: Any) -> Any:
-    """Return a deep copy of tool-call arguments: JSON-shaped data directly, else `deepcopy`.
-
-    Five times faster than `copy.deepcopy` on the small dicts models send. Recursive: call it
-    on arguments within the loop's nesting bound (`argument_problem` checks it first).
-
-    Example:
-        >>> args = {"items": [3, 1]}; fresh_copy(args)["items"] is args["items"]
-        False
-    """
-    kind = type(value)
-    if kind is dict:
-        return {key: fresh_copy(item) for key, item in value.items()}
-    if kind is list:
-        return [fresh_copy(item) for item in value]
-    if kind in _SCALARS:
-        return value
-    return copy.deepcopy(value)
 
 
 def is_async_callable(fn: Any) -> bool:
@@ -305,9 +212,29 @@ class ToolRunner:
         self.max_argument_bytes = max_argument_bytes
         self.max_argument_depth = max_argument_depth
         self._async: dict[str, bool] = {}
+        self._keyed: dict[str, bool] = {}
 
-    def _prepare(self, call: ToolCall) -> tuple[Tool, dict[str, Any]] | ToolResult:
-        """Return the call's tool and its own copy of the arguments, or why it is not run."""
+    def idempotent(self, name: str) -> bool:
+        """Say whether running the tool named `name` twice is harmless (`stopkit.tool`)."""
+        tool = self.tools.get(name) if type(name) is str else None
+        return tool is None or options_of(tool).idempotent
+
+    def wants_key(self, name: str) -> bool:
+        """Say whether the tool named `name` takes an `idempotency_key` (cached per name)."""
+        known = self._keyed.get(name) if type(name) is str else False
+        if known is None:
+            tool = self.tools.get(name)
+            known = self._keyed[name] = tool is not None and wants_key(tool)
+        return known
+
+    def _prepare(
+        self, call: ToolCall, key: str | None = None
+    ) -> tuple[Tool, dict[str, Any]] | ToolResult:
+        """Return the call's tool and its own copy of the arguments, or why it is not run.
+
+        `key`, when given, is passed as the `idempotency_key` argument (over any the model
+        wrote).
+        """
         if not call.complete:
             why = f" ({call.error})" if call.error else ""
             return error_result(
@@ -325,9 +252,12 @@ class ToolRunner:
         if problem is not None:
             return error_result(call, problem)
         try:
-            return tool, fresh_copy(call.arguments)
+            arguments = fresh_copy(call.arguments)
         except RecursionError:  # a max_argument_depth set past Python's recursion limit
             return error_result(call, "not run: the arguments are nested too deep to copy")
+        if key is not None:
+            arguments[KEY_PARAMETER] = key
+        return tool, arguments
 
     def is_async(self, name: str, tool: Tool) -> bool:
         """Say whether the tool named `name` is a coroutine function (cached per name)."""
@@ -336,12 +266,15 @@ class ToolRunner:
             known = self._async[name] = is_async_callable(tool)
         return known
 
-    def run(self, call: ToolCall, timeout: float | None) -> tuple[ToolResult, float]:
+    def run(
+        self, call: ToolCall, timeout: float | None, key: str | None = None
+    ) -> tuple[ToolResult, float]:
         """Run one call in this thread (in a thread of its own when a timeout applies).
 
-        Returns its result and how long it took; an error result on any failure.
+        Returns its result and how long it took; an error result on any failure. `key`: the
+        call's idempotency key, for a tool that asks for one.
         """
-        prepared = self._prepare(call)
+        prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
         tool, arguments = prepared
@@ -356,12 +289,15 @@ class ToolRunner:
             return _timed_out(call, timeout), time.perf_counter() - start
         return _result(call, outcome), time.perf_counter() - start
 
-    async def arun(self, call: ToolCall, timeout: float | None) -> tuple[ToolResult, float]:
+    async def arun(
+        self, call: ToolCall, timeout: float | None, key: str | None = None
+    ) -> tuple[ToolResult, float]:
         """Run one call on the event loop (a sync tool in a thread of its own), within `timeout`.
 
-        Returns its result and how long it took; an error result on any failure.
+        Returns its result and how long it took; an error result on any failure. `key`: the
+        call's idempotency key, for a tool that asks for one.
         """
-        prepared = self._prepare(call)
+        prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
         tool, arguments = prepared

@@ -14,10 +14,12 @@ from types import MappingProxyType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from stopkit._adapter import Adapter
+from stopkit._errors import InvalidRunId
 from stopkit._registry import get_adapter
 from stopkit._stop import StopReason
 from stopkit.loop._retry import RetryPolicy
 from stopkit.loop.events import Escalation, LoopEvent
+from stopkit.loop.journal._protocol import Journal
 
 __all__ = ["LoopSettings", "check_handlers", "keywords_of"]
 
@@ -92,12 +94,18 @@ class LoopSettings:
     """The largest tool-call arguments (bytes of JSON) passed to a tool."""
     max_argument_depth: int = 64
     """The deepest nesting of tool-call arguments passed to a tool (the object is level 1)."""
+    journal: Journal | None = None
+    """Where a durable run records its steps (`SqliteJournal`, `PostgresJournal`); with it,
+    `run_id` is required, and a rerun of the same id replays what was recorded."""
+    run_id: str | None = None
+    """The durable run's id: the same id resumes the run (a non-empty str, at most 200 chars)."""
 
     def __post_init__(self) -> None:
         for name, least in _LEAST.items():
             value = getattr(self, name)
             if type(value) is not int or value < least:
                 raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+        _check_journal(self.journal, self.run_id)
         if self.retry is not None and not isinstance(self.retry, RetryPolicy):
             raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {self.retry!r}")
         tools = {} if self.tools is None else self.tools
@@ -112,6 +120,23 @@ class LoopSettings:
             _set(self, "adapter", get_adapter(self.adapter))
         if self.handlers is not None:
             _set(self, "handlers", MappingProxyType(check_handlers(self.handlers)))
+
+
+def _check_journal(journal: Any, run_id: Any) -> None:
+    """Refuse a run id that is not a usable str, and a journal without one (or not a journal)."""
+    if run_id is not None:
+        if type(run_id) is not str:
+            raise InvalidRunId(run_id, f"got a {type(run_id).__name__} ({run_id!r:.80})")
+        if not run_id or len(run_id) > 200 or not run_id.isprintable():
+            raise InvalidRunId(run_id, f"got {run_id!r:.80}")
+    if journal is None:
+        return
+    if not isinstance(journal, Journal):
+        raise TypeError(
+            f"journal must be a stopkit Journal (SqliteJournal, PostgresJournal), not {journal!r}"
+        )
+    if run_id is None:
+        raise ValueError("a journaled run needs run_id=: the id a rerun resumes it by")
 
 
 def check_handlers(handlers: Mapping[Any, _AnyHandler]) -> dict[StopReason, _AnyHandler]:

@@ -35,6 +35,8 @@ class Streamed:
     error: UnsupportedReply | None
     raw: Any
     """What `call_model` returned."""
+    events: list[Any] | None = None
+    """The events read, in order, when they were asked to be kept."""
 
 
 def _is_reply(value: Any) -> bool:
@@ -59,11 +61,14 @@ def is_async_stream(value: Any) -> bool:
 class _Reader:
     """Feeds one stream's events to an accumulator; reports the text as it grows."""
 
-    def __init__(self, adapter: Adapter | None, on_text: Callable[[str], Any] | None) -> None:
+    def __init__(
+        self, adapter: Adapter | None, on_text: Callable[[str], Any] | None, keep: bool
+    ) -> None:
         self.adapter = adapter
         self.on_text = on_text
         self.accumulator: StreamAccumulator | None = None
         self.text = ""
+        self.events: list[Any] | None = [] if keep else None
 
     def _start(self, first_event: Any) -> StreamAccumulator:
         adapter = self.adapter
@@ -75,6 +80,8 @@ class _Reader:
         return accumulator
 
     def feed(self, event: Any) -> None:
+        if self.events is not None:
+            self.events.append(event)
         accumulator = self.accumulator
         if accumulator is None:
             accumulator = self.accumulator = self._start(event)
@@ -91,13 +98,16 @@ class _Reader:
         if accumulator is None:  # no event at all
             if self.adapter is None:
                 error = UnsupportedReply(raw, [], "an empty stream: there is nothing to read")
-                return Streamed(None, None, error, raw)
+                return Streamed(None, None, error, raw, self.events)
             accumulator = self._start(None)
-        return Streamed(self.adapter, accumulator.result(), None, raw)
+        return Streamed(self.adapter, accumulator.result(), None, raw, self.events)
 
 
 def read_stream(
-    value: Any, adapter: Adapter | None, on_text: Callable[[str], Any] | None
+    value: Any,
+    adapter: Adapter | None,
+    on_text: Callable[[str], Any] | None,
+    keep: bool = False,
 ) -> Streamed:
     """Read a stream to its end (closing it); return its `Stop`, or why it cannot be read.
 
@@ -106,14 +116,14 @@ def read_stream(
     """
     if not hasattr(value, "__iter__"):  # a stream manager: anthropic's messages.stream()
         with value as entered:
-            return read_stream(entered, adapter, on_text)
-    reader = _Reader(adapter, on_text)
+            return read_stream(entered, adapter, on_text, keep)
+    reader = _Reader(adapter, on_text, keep)
     events: Iterable[Any] = value
     try:
         for event in events:
             reader.feed(event)
     except UnsupportedReply as exc:  # no adapter reads a stream starting with this event
-        return Streamed(None, None, exc, value)
+        return Streamed(None, None, exc, value, reader.events)
     finally:
         close = getattr(value, "close", None)
         if callable(close):
@@ -122,7 +132,10 @@ def read_stream(
 
 
 async def aread_stream(
-    value: Any, adapter: Adapter | None, on_text: Callable[[str], Any] | None
+    value: Any,
+    adapter: Adapter | None,
+    on_text: Callable[[str], Any] | None,
+    keep: bool = False,
 ) -> Streamed:
     """Read an async stream to its end (closing it); return its `Stop`, or why it cannot be read.
 
@@ -133,14 +146,14 @@ async def aread_stream(
 
     if not hasattr(value, "__aiter__"):  # anthropic's async messages.stream() manager
         async with value as entered:
-            return await aread_stream(entered, adapter, on_text)
-    reader = _Reader(adapter, on_text)
+            return await aread_stream(entered, adapter, on_text, keep)
+    reader = _Reader(adapter, on_text, keep)
     events: AsyncIterable[Any] = value
     try:
         async for event in events:
             reader.feed(event)
     except UnsupportedReply as exc:
-        return Streamed(None, None, exc, value)
+        return Streamed(None, None, exc, value, reader.events)
     finally:
         close = getattr(value, "aclose", None) or getattr(value, "close", None)
         if callable(close):

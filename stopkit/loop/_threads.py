@@ -7,12 +7,14 @@ pool's threads), and must not hold a pool slot that a later call would queue beh
 timeout running while it waits). The timeout counts from the moment the callable starts, and
 a result that has arrived is never dropped. What the callable raised comes back as a value,
 not as a future's exception, so every exception is delivered (`StopIteration` cannot be set on
-an asyncio future).
+an asyncio future). The callable runs in a copy of the caller's `contextvars` context, as
+`asyncio.to_thread` does: what the loop sets there (the current step) is seen by the callable.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -47,10 +49,11 @@ def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
     box: list[Outcome] = []
     started = threading.Event()
     done = threading.Event()
+    context = contextvars.copy_context()
 
     def target() -> None:
         started.set()
-        box.append(capture(fn))
+        box.append(context.run(capture, fn))
         done.set()
 
     threading.Thread(target=target, daemon=True, name="stopkit-call").start()
@@ -85,9 +88,11 @@ async def acall_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outco
         with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(settle, future, value)
 
+    context = contextvars.copy_context()
+
     def target() -> None:
         report(started, None)
-        report(done, capture(fn))
+        report(done, context.run(capture, fn))
 
     threading.Thread(target=target, daemon=True, name="stopkit-call").start()
     await started

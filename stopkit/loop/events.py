@@ -34,8 +34,9 @@ class Termination(StrEnum):
     """Which path ended a loop run: a closed set whose values are stable, serialized API.
 
     The first five follow the last reply's `StopReason`; the next four are the safety nets;
-    the last two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
-    and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted).
+    the next two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
+    and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted);
+    `needs_attention` ends a durable run that must not go on by itself.
 
     Example:
         >>> Termination("max_turns") is Termination.MAX_TURNS
@@ -65,6 +66,11 @@ class Termination(StrEnum):
     CANCELLED = "cancelled"
     """The `arun_loop` task was cancelled, or a `KeyboardInterrupt` or `SystemExit` ended the run
     (the outcome on its `LoopEnded` event; the exception then propagates)."""
+    NEEDS_ATTENTION = "needs_attention"
+    """A resumed durable run found a call of a non-idempotent tool (`stopkit.tool(idempotent=
+    False)`) that started before the crash and has no recorded result: it may or may not have
+    happened. The run stops before running anything of that turn; `escalation.reason` names the
+    step, and the journal keeps the run as `needs_attention` until a person settles the call."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -596,6 +596,15 @@ BEDROCK = [
                 ],
             },
         },
+        {"outcome": "replied", "reason": "completed", "provider": "bedrock.invoke"},
+    ),
+    Case(
+        "titan embeddings body",  # an embedding, not a reply: no adapter reads it
+        {
+            "recordId": "CALL0000007",
+            "modelInput": {"inputText": "Roses are red"},
+            "modelOutput": {"embedding": [0.12, -0.03, 0.57], "inputTextTokenCount": 4},
+        },
         {"outcome": "unreadable"},
     ),
 ]

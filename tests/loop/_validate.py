@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter
+from typing_extensions import TypedDict
 
 Validator = Callable[[Sequence[Any]], None]
 
@@ -78,6 +79,18 @@ def _bedrock(messages: Sequence[Any]) -> None:
     assert not report.has_errors(), report.generate_report()
 
 
+class PromptMessage(TypedDict):
+    """A message of the transcript a prompt-string API's caller renders into its prompt.
+
+    Bedrock InvokeModel's Titan, Llama, Mistral and Cohere Command bodies take one prompt string
+    (no SDK has a request-message type for them): `bedrock.invoke` writes plain role/content
+    messages, and its transcripts must be exactly that.
+    """
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
 VALIDATORS: dict[str, Validator] = {
     "anthropic": _typed(_anthropic),
     "openai.chat": _typed(_chat),
@@ -87,6 +100,7 @@ VALIDATORS: dict[str, Validator] = {
     "cohere": _typed(_cohere, strict_keys=False),
     "ollama": _typed(_ollama, strict_keys=False),
     "bedrock": _bedrock,
+    "bedrock.invoke": _typed(lambda: PromptMessage),
 }
 
 

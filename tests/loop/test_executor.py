@@ -14,7 +14,7 @@ import pytest
 import stopkit
 from stopkit import DEFAULT_HANDLERS, Finish, LoopContext, StopReason
 from stopkit.testing import ScriptedModel
-from tests._adapters import NAMES
+from tests._adapters import TOOL_NAMES
 from tests._payloads import PAYLOADS
 from tests.loop._fake import FAKE, USER, call, reply
 from tests.loop._shapes import PROVIDERS
@@ -166,7 +166,7 @@ DUPLICATES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", TOOL_NAMES)
 def test_duplicate_call_ids_are_each_answered_once(name: str) -> None:
     """Two calls with one id: the later one is not run and gets an error result (per adapter)."""
     duplicate, answers, ran_cities, sent = DUPLICATES[name]  # a new adapter needs its row

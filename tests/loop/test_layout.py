@@ -26,8 +26,10 @@ def imports_of(path: Path) -> set[str]:
 def test_the_loop_modules_import_each_other_without_a_cycle() -> None:
     """Following imports inside stopkit/loop never leads back to where it started."""
     graph = {
-        f"stopkit.loop.{path.stem}": {m for m in imports_of(path) if m.startswith("stopkit.loop.")}
-        for path in (PACKAGE / "loop").glob("*.py")
+        ".".join(("stopkit", *path.relative_to(PACKAGE).with_suffix("").parts)): {
+            m for m in imports_of(path) if m.startswith("stopkit.loop.")
+        }
+        for path in (PACKAGE / "loop").rglob("*.py")
         if path.stem != "__init__"
     }
 

@@ -32,8 +32,9 @@ from stopkit import (
     StopReason,
     Termination,
 )
+from stopkit.loop._arguments import argument_problem
 from stopkit.loop._retry import is_transient
-from stopkit.loop._runner import CANCELLED, MAX_ERROR_CHARS, argument_problem
+from stopkit.loop._runner import CANCELLED, MAX_ERROR_CHARS
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, add, call, reply, results_of
 from tests.loop._shapes import (
