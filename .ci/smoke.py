@@ -33,6 +33,8 @@ script = Path(sys.executable).with_name("stopkit")
 said = subprocess.run([script, "--version"], check=True, capture_output=True, text=True).stdout
 assert said.strip() == f"stopkit {version}", said
 demo = subprocess.run([script, "demo"], check=True, capture_output=True, text=True).stdout
-for reason in ("completed", "output_limit", "filtered", "paused", "unknown"):
+# The demo's runs: most complete (a cut reply is retried, a pause resumed); one is escalated as
+# filtered, one as unknown.
+for reason in ("completed", "filtered", "unknown"):
     assert f"ended: {reason}" in demo, f"the demo did not end a run as {reason}:\n{demo}"
 print(f"smoke test passed: stopkit {version} installed at {where.parent}")
