@@ -221,6 +221,40 @@ BUILTINS: tuple[Builtin, ...] = (
     ),
 )
 
+
+@dataclass(frozen=True)
+class Framework:
+    """A built-in adapter of a framework's objects, which the payload-based suites cannot run.
+
+    Payload files hold JSON bodies, and auto-detection never gives a JSON body to a framework
+    adapter (its objects are recognized by their class): its cases live in its own test module,
+    built with the framework's constructors.
+    """
+
+    name: str
+    module: str
+    """Its module under `stopkit.adapters` (and its test module, `tests/test_<module>.py`)."""
+    why: str
+    """Why the payload-based suites skip it."""
+
+
+FRAMEWORKS: tuple[Framework, ...] = (
+    Framework(
+        "langchain",
+        "langchain",
+        "LangChain messages are langchain-core objects, never a JSON body (their serialized "
+        "form, `dumpd`, is not what a chat model returns); tests/test_langchain.py builds them",
+    ),
+    Framework(
+        "litellm",
+        "litellm",
+        "a LiteLLM reply is a litellm object whose JSON is a plain Chat body (read by "
+        "openai.chat): the provider it came from lives in `_hidden_params`, outside the JSON; "
+        "tests/test_litellm.py builds them",
+    ),
+)
+FRAMEWORK_NAMES: tuple[str, ...] = tuple(f.name for f in FRAMEWORKS)
+
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
 BY_FOLDER: dict[str, Builtin] = {b.folder: b for b in BUILTINS}
 NAMES: tuple[str, ...] = tuple(b.name for b in BUILTINS)

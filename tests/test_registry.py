@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import stopkit
-from tests._adapters import BUILTINS, BY_FOLDER, NAMES
+from tests._adapters import BUILTINS, BY_FOLDER, FRAMEWORK_NAMES, FRAMEWORKS, NAMES
 from tests._payloads import PAYLOADS
 
 
@@ -18,8 +20,8 @@ def _shipped() -> list[str]:
 
 def test_every_shipped_adapter_has_exactly_one_row() -> None:
     """A built-in adapter without its row (or a row for none) fails here, naming it."""
-    assert sorted(NAMES) == sorted(_shipped())
-    assert len(set(NAMES)) == len(NAMES)
+    assert sorted(NAMES + FRAMEWORK_NAMES) == sorted(_shipped())
+    assert len(set(NAMES + FRAMEWORK_NAMES)) == len(NAMES + FRAMEWORK_NAMES)
 
 
 def test_each_row_names_its_module_and_payload_folder() -> None:
@@ -29,3 +31,13 @@ def test_each_row_names_its_module_and_payload_folder() -> None:
         assert type(adapter).__module__ == f"stopkit.adapters.{row.folder}", row.name
         assert any((PAYLOADS / row.folder).glob("*.json")), f"no payload cases for {row.name}"
     assert set(BY_FOLDER) == {p.name for p in PAYLOADS.iterdir() if p.is_dir()}
+
+
+def test_each_framework_row_names_its_module_and_test_module() -> None:
+    """A framework row names its adapter's module, its test module, and why payloads skip it."""
+    for row in FRAMEWORKS:
+        adapter = stopkit.get_adapter(row.name)
+        assert type(adapter).__module__ == f"stopkit.adapters.{row.module}", row.name
+        assert (Path(__file__).parent / f"test_{row.module}.py").is_file(), row.name
+        assert row.why, row.name
+        assert row.module not in BY_FOLDER, row.name

@@ -93,6 +93,10 @@ PROVIDER_NAMES: dict[str, str] = {
     "bedrock.invoke": "aws.bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
+    # The framework adapters (issue 18) read objects of many providers: the framework's own
+    # name (a custom value); the provider it wrapped is the Stop's details["integration"].
+    "langchain": "langchain",
+    "litellm": "litellm",
 }
 
 # `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,
