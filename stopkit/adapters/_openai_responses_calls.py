@@ -50,7 +50,9 @@ OUTPUT_TYPE_OF: dict[str, str] = {
     "tool_search_call": "tool_search_output",
     "mcp_approval_request": "mcp_approval_response",
 }
+"""A client call item's `type` -> the input item `type` that carries its result back."""
 CLIENT_CALL_TYPES = frozenset(OUTPUT_TYPE_OF)
+"""The output item types that are calls the client must answer (a tool request)."""
 _OUTPUT_TYPES = frozenset(OUTPUT_TYPE_OF.values())
 
 # What a computer_call's arguments hold: one action, or a batch, and the safety checks.
