@@ -26,6 +26,10 @@ _BUILTIN: dict[str, str] = {
     "bedrock": "stopkit.adapters.bedrock:BedrockAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
+    # Framework objects, detected by their class's module (never a JSON body: no wire adapter
+    # above claims them, and they claim nothing of the wire adapters').
+    "pydantic_ai": "stopkit.adapters.pydantic_ai:PydanticAIAdapter",
+    "openai.agents": "stopkit.adapters.openai_agents:OpenAIAgentsAdapter",
 }
 
 _lock = threading.RLock()

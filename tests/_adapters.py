@@ -6,6 +6,9 @@ its stop value (for the property tests), which event ends one of its streams, an
 streams are server-sent events on the wire. `tests/test_registry.py` pins the rows to the
 adapters stopkit registers, by reflection: a new built-in adapter fails that test until it has
 its row here, and then every cross-adapter suite covers it.
+
+An adapter of a framework's objects (which no payload file can hold) has its row in
+`FRAMEWORKS` instead (see `Framework`).
 """
 
 from __future__ import annotations
@@ -181,6 +184,41 @@ BUILTINS: tuple[Builtin, ...] = (
         sse=False,
     ),
 )
+
+
+# --- framework objects ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Framework:
+    """A built-in adapter of a framework's own objects, which the payload-based suites skip.
+
+    Its replies are the framework's Python objects, built in its test module with the library's
+    own constructors (or its own test doubles): never JSON bodies, so payload files, the corpus,
+    and the property and stream-prefix suites (which generate JSON) cannot hold them. The
+    payload suites still check that it claims none of their replies or events.
+    """
+
+    name: str
+    module: str
+    """Its module under `stopkit.adapters`; its cases are in `tests/test_<module>.py`."""
+    why: str
+    """Why a payload file cannot hold its replies."""
+
+
+FRAMEWORKS: tuple[Framework, ...] = (
+    Framework(
+        "pydantic_ai",
+        "pydantic_ai",
+        "a pydantic-ai ModelResponse is a dataclass of part objects, detected by its class",
+    ),
+    Framework(
+        "openai.agents",
+        "openai_agents",
+        "a RunResult holds the run's agent, context and SDK items, detected by its class",
+    ),
+)
+FRAMEWORK_NAMES: tuple[str, ...] = tuple(f.name for f in FRAMEWORKS)
 
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
 BY_FOLDER: dict[str, Builtin] = {b.folder: b for b in BUILTINS}

@@ -58,12 +58,13 @@ def test_stop_reason_values_are_the_closed_set() -> None:
 
 
 def test_import_loads_no_provider_sdk_nor_httpx() -> None:
-    """`import stopkit` (and reading the registry) imports no provider SDK and no httpx."""
+    """`import stopkit` (and reading the registry) imports no provider SDK, framework nor httpx."""
     code = (
         "import sys, json, stopkit\n"
         "stopkit.registered_adapters()\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('anthropic', 'openai', 'httpx', 'httpx2', 'httpx_sse') or m.startswith('google.genai'))\n"
+        "('anthropic', 'openai', 'httpx', 'httpx2', 'httpx_sse', 'pydantic_ai', 'agents') "
+        "or m.startswith('google.genai'))\n"
         "print(json.dumps(bad))"
     )
     out = subprocess.run(
