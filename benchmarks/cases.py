@@ -13,6 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.loops import (
+    LOOP_TURNS,
+    agents_sdk_loop,
+    pydantic_ai_loop,
+    stopkit_loop,
+    tool_reply,
+)
 from benchmarks.replies import ADAPTERS, CASES, REPLIES
 from benchmarks.streams import EVENTS, STREAMS
 
@@ -478,38 +485,7 @@ def _stream_cases() -> list[Case]:
 
 
 # --- the loop ------------------------------------------------------------------------------------
-
-LOOP_TURNS = 20
-
-
-def _tool_reply(turn: int, calls: int) -> dict[str, Any]:
-    body = dict(REPLIES["anthropic"]["tool_request"].body)
-    body["content"] = [
-        {"type": "text", "text": "Checking."},
-        *(
-            {"type": "tool_use", "id": f"toolu_{turn:03d}_{i:02d}", "name": "lookup",
-             "input": {"key": f"{turn}-{i}"}}
-            for i in range(calls)
-        ),
-    ]
-    return body
-
-
-def _loop_overhead() -> Work:
-    import stopkit
-    from stopkit.testing import ScriptedModel
-
-    script = [_tool_reply(turn, 2) for turn in range(LOOP_TURNS)]
-    script.append(REPLIES["anthropic"]["completed"].body)
-    tools = {"lookup": lambda key: key}
-    messages = [{"role": "user", "content": "Look these up."}]
-
-    def run() -> Any:
-        outcome = stopkit.run_loop(ScriptedModel(script), messages, tools=tools)
-        assert outcome.turns == LOOP_TURNS + 1, outcome
-        return outcome
-
-    return run
+# The conversation and the three loops timed on it are in benchmarks/loops.py.
 
 
 def _loop_parallel() -> Work:
@@ -518,7 +494,7 @@ def _loop_parallel() -> Work:
     import stopkit
     from stopkit.testing import ScriptedModel
 
-    script = [_tool_reply(0, 10), REPLIES["anthropic"]["completed"].body]
+    script = [tool_reply(0, 10), REPLIES["anthropic"]["completed"].body]
     messages = [{"role": "user", "content": "Look these up."}]
 
     async def lookup(key: str) -> str:
@@ -539,19 +515,28 @@ def _loop_parallel() -> Work:
 
 
 def _loop_cases() -> list[Case]:
+    conversation = f"{LOOP_TURNS} tool turns x 2 instant tools + final, instant model"
     return [
-        Case("loop", f"loop: driver time per turn ({LOOP_TURNS} tool turns x 2 instant tools "
-             "+ final, instant ScriptedModel)",
+        Case("loop", f"loop: stopkit driver time per turn ({conversation}, ScriptedModel)",
              "stopkit.run_loop(ScriptedModel(script), messages, tools={'lookup': ...})",
-             _loop_overhead, "loop_overhead", inner=LOOP_TURNS + 1),
+             stopkit_loop, "loop_overhead", inner=LOOP_TURNS + 1),
+        Case("loop", f"loop: pydantic-ai Agent time per turn ({conversation}, FunctionModel)",
+             "pydantic_ai.Agent(FunctionModel(f), tools=[lookup]).run_sync(prompt)",
+             pydantic_ai_loop, "loop_peer", case="pydantic-ai", inner=LOOP_TURNS + 1),
+        Case("loop", f"loop: OpenAI Agents SDK Runner time per turn ({conversation}, fake Model)",
+             "agents.Runner.run_sync(Agent(model=FakeModel(), tools=[function_tool(lookup)]), "
+             "prompt)",
+             agents_sdk_loop, "loop_peer", case="openai-agents", inner=LOOP_TURNS + 1),
         Case("loop", "loop: one turn with 10 async tools each sleeping 100 ms (wall)",
              "await stopkit.arun_loop(ScriptedModel(script).acall, messages, "
              "tools={'lookup': async sleep(0.1)})",
              _loop_parallel, "loop_parallel"),
-    ]
+    ]  # fmt: skip
 
 
 def all_cases(*, loop: bool = True) -> list[Case]:
     """Return every timed row, in table order (the same order in every pyperf worker)."""
+    from benchmarks import journal
+
     cases = _reference_cases() + _reply_cases() + _stream_cases()
-    return cases + _loop_cases() if loop else cases
+    return cases + _loop_cases() + journal.cases() if loop else cases

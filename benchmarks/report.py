@@ -24,7 +24,7 @@ README = HERE / "README.md"
 START, END = "<!-- table:start -->", "<!-- table:end -->"
 
 DISTRIBUTIONS = ("stopkit", "pydantic", "pydantic-core", "anthropic", "openai", "google-genai",
-                 "litellm", "pydantic-ai-slim", "pyperf", "psutil")
+                 "litellm", "pydantic-ai-slim", "openai-agents", "pyperf", "psutil")
 
 
 def commit() -> str:
@@ -79,7 +79,9 @@ def _row(case: Case, bench: Any) -> dict[str, Any]:
         "group": case.group, "name": case.name, "call": case.call, "kind": case.kind,
         "adapter": case.adapter, "case": case.case, "unit": "s", "n_values": len(values),
         "per": "event" if case.kind.startswith("stream") else
-        ("turn" if case.kind == "loop_overhead" else "call"),
+        ("turn" if case.kind in ("loop_overhead", "loop_peer") else
+         "step" if case.kind in ("journal_plain", "journal_sqlite", "journal_postgres") else
+         "call"),
         **_stats(values),
     }
 
@@ -104,6 +106,8 @@ def build_report(
                 r["ratio"], r["ratio_to"] = r["median"] / sdk["median"], "SDK accumulator"
             else:
                 r["ratio"], r["ratio_to"] = r["median"] / typical_floor, "median floor"
+        elif r["kind"] == "loop_peer" and (ours := by_kind.get(("loop_overhead", "", ""))):
+            r["ratio"], r["ratio_to"] = r["median"] / ours["median"], "stopkit loop per turn"
         elif r["kind"] == "loop_parallel":
             r["ratio"], r["ratio_to"] = r["median"] / 0.1, "one 100 ms tool"
         else:
@@ -312,10 +316,32 @@ def _targets(
     if overhead:
         out.append(_target("loop driver overhead <= 100 us per turn",
                            overhead["median"] <= 100e-6, f"{_fmt(overhead['median'])}/turn"))
+    peers = [r for r in rows if r["kind"] == "loop_peer"]
+    if overhead and peers:
+        closest = min(peers, key=lambda r: r["median"])
+        out.append(_target(
+            "stopkit loop per turn <= 1/10 of each peer's", all(
+                overhead["median"] * 10 <= r["median"] for r in peers),
+            "; ".join(f"{r['case']} {_fmt(r['median'])}/turn = "
+                      f"{r['median'] / overhead['median']:.0f}x" for r in peers)
+            + f" (closest: {closest['case']})",
+        ))  # fmt: skip
     parallel = by_kind.get(("loop_parallel", "", ""))
     if parallel:
         out.append(_target("10 parallel 100 ms tools finish in <= 130 ms",
                            parallel["median"] <= 0.130, _fmt(parallel["median"])))
+    plain = by_kind.get(("journal_plain", "", ""))
+    for kind, label, limit in (("journal_sqlite", "SQLite", 1e-3),
+                               ("journal_postgres", "PostgreSQL over loopback", 3e-3)):
+        row = by_kind.get((kind, "", ""))
+        if plain and row:
+            overhead = row["median"] - plain["median"]
+            out.append(_target(f"journal overhead per step, {label}, <= {limit * 1e3:.0f} ms "
+                               "(median)", overhead <= limit, f"{_fmt(overhead)}/step"))
+    replay = by_kind.get(("journal_replay", "", ""))
+    if replay:
+        out.append(_target("replay of a 100-turn run <= 50 ms", replay["median"] <= 0.05,
+                           _fmt(replay["median"])))
     out.append(_target(
         f"RSS growth <= 5 MB over {memory['count']:,} normalizations",
         memory["median"] <= 5 * 2**20, _fmt_bytes(memory["median"]),

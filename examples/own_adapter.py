@@ -9,6 +9,7 @@ Run: python examples/own_adapter.py   (runs the tests below with pytest)
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from typing import Any, ClassVar
@@ -78,6 +79,10 @@ def test_registered_adapter_joins_auto_detection() -> None:
 
 
 if __name__ == "__main__":
-    # In a fresh interpreter, so that pytest loads the stopkit plugin before stopkit is imported.
-    command = [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider"]
+    # In a fresh interpreter, so that pytest loads the stopkit plugin before stopkit is imported,
+    # and with a configuration of its own (none): this file needs only stopkit and pytest, not
+    # the settings of the project it sits in (this repository's need pytest-asyncio).
+    here = os.path.dirname(os.path.abspath(__file__))
+    command = [sys.executable, "-m", "pytest", __file__, "-q", "-p", "no:cacheprovider",
+               "-c", os.devnull, "--rootdir", here]  # fmt: skip
     sys.exit(subprocess.call(command))

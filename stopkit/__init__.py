@@ -12,33 +12,63 @@ Example:
 
 from typing import TYPE_CHECKING
 
-from stopkit._adapter import Adapter, StreamAccumulator
-from stopkit._errors import (
-    AdapterNotFound,
-    FilteredReply,
-    ModelCallError,
-    NoRecording,
-    PausedReply,
-    StopkitError,
-    StopReasonError,
-    TruncatedReply,
-    UnknownStopReason,
-    UnsupportedReply,
-)
-from stopkit._normalize import detect, normalize, normalize_all
-from stopkit._registry import (
-    get_adapter,
-    register_adapter,
-    registered_adapters,
-    unregister_adapter,
-)
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
-from stopkit._stream import anormalize_stream, normalize_stream
+from stopkit._lazy import lazy_exports
 
-if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import stopkit` does not
-    # The loop driver, its handlers and `wrap` are imported on first use too: `import stopkit`
-    # for `normalize` alone costs ~18 ms less (measured in benchmarks/).
-    from stopkit._handlers import (
+if TYPE_CHECKING:
+    # Every name is imported on first use (PEP 562, see _LAZY_MODULES): `import stopkit` loads
+    # no module of stopkit, so that the pytest plugin, imported by every pytest run where
+    # stopkit is installed, costs nothing when unused; `stopkit.normalize` then loads the core
+    # (~65 ms, pydantic's BaseModel the most), the loop, `wrap` and the transports (httpx)
+    # load only when used.
+    from stopkit._adapter import Adapter, StreamAccumulator
+    from stopkit._errors import (
+        AdapterNotFound,
+        FilteredReply,
+        InvalidRunId,
+        JournalError,
+        JournalMismatch,
+        JournalTooNew,
+        JournalUnreadable,
+        ModelCallError,
+        NoRecording,
+        PausedReply,
+        RunLocked,
+        StopkitError,
+        StopReasonError,
+        TruncatedReply,
+        UnknownStopReason,
+        UnsupportedReply,
+    )
+    from stopkit._normalize import detect, normalize, normalize_all
+    from stopkit._registry import (
+        get_adapter,
+        register_adapter,
+        registered_adapters,
+        unregister_adapter,
+    )
+    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
+    from stopkit._stream import anormalize_stream, normalize_stream
+    from stopkit._wrap import wrap
+    from stopkit.loop._driver import Loop, arun_loop, run_loop
+    from stopkit.loop._retry import RetryPolicy
+    from stopkit.loop._settings import LoopSettings
+    from stopkit.loop._tool import tool
+    from stopkit.loop.events import (
+        Escalated,
+        Escalation,
+        LoopEnded,
+        LoopEvent,
+        ModelCallFailed,
+        ModelReplied,
+        Outcome,
+        Termination,
+        TextDelta,
+        ToolCalled,
+        ToolReturned,
+        ToolRun,
+        TurnStarted,
+    )
+    from stopkit.loop.handlers import (
         DEFAULT_HANDLERS,
         Action,
         Continue,
@@ -56,24 +86,9 @@ if TYPE_CHECKING:  # imported lazily below: the transports need httpx, `import s
         retry_with_more_tokens,
         run_tool_calls,
     )
-    from stopkit._loop import Loop, LoopSettings, arun_loop, run_loop
-    from stopkit._outcome import (
-        Escalated,
-        Escalation,
-        LoopEnded,
-        LoopEvent,
-        ModelCallFailed,
-        ModelReplied,
-        Outcome,
-        Termination,
-        ToolCalled,
-        ToolReturned,
-        ToolRun,
-        TurnStarted,
-    )
-    from stopkit._retry import RetryPolicy
-    from stopkit._transports import RecordingTransport, ReplayTransport
-    from stopkit._wrap import wrap
+    from stopkit.loop.journal import Journal, PostgresJournal, SqliteJournal
+    from stopkit.record._recording import RecordingTransport
+    from stopkit.record._replay import ReplayTransport
 
 __version__ = "0.1.0"
 
@@ -89,6 +104,12 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "FilteredReply",
     "Finish",
     "Handler",
+    "InvalidRunId",
+    "Journal",
+    "JournalError",
+    "JournalMismatch",
+    "JournalTooNew",
+    "JournalUnreadable",
     "Loop",
     "LoopContext",
     "LoopEnded",
@@ -100,16 +121,20 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "NoRecording",
     "Outcome",
     "PausedReply",
+    "PostgresJournal",
     "RecordingTransport",
     "ReplayTransport",
     "Retry",
     "RetryPolicy",
+    "RunLocked",
+    "SqliteJournal",
     "Stop",
     "StopReason",
     "StopReasonError",
     "StopkitError",
     "StreamAccumulator",
     "Termination",
+    "TextDelta",
     "ToolCall",
     "ToolCalled",
     "ToolResult",
@@ -139,36 +164,41 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "retry_with_more_tokens",
     "run_loop",
     "run_tool_calls",
+    "tool",
     "unregister_adapter",
     "wrap",
 ]
 
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
-    "_handlers": (
+    "_adapter": ("Adapter", "StreamAccumulator"),
+    "_errors": (
+        "AdapterNotFound", "FilteredReply", "InvalidRunId", "JournalError", "JournalMismatch",
+        "JournalTooNew", "JournalUnreadable", "ModelCallError", "NoRecording", "PausedReply",
+        "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
+        "UnsupportedReply",
+    ),
+    "_normalize": ("detect", "normalize", "normalize_all"),
+    "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
+    "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult", "Usage"),
+    "_stream": ("anormalize_stream", "normalize_stream"),
+    "loop.handlers": (
         "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",
         "LoopContext", "Retry", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
         "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
         "run_tool_calls",
     ),
-    "_loop": ("Loop", "LoopSettings", "arun_loop", "run_loop"),
-    "_outcome": (
+    "loop._driver": ("Loop", "arun_loop", "run_loop"),
+    "loop._settings": ("LoopSettings",),
+    "loop.events": (
         "Escalated", "Escalation", "LoopEnded", "LoopEvent", "ModelCallFailed", "ModelReplied",
-        "Outcome", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
+        "Outcome", "Termination", "TextDelta", "ToolCalled", "ToolReturned", "ToolRun",
+        "TurnStarted",
     ),
-    "_retry": ("RetryPolicy",),
-    "_transports": ("RecordingTransport", "ReplayTransport"),
+    "loop._retry": ("RetryPolicy",),
+    "loop._tool": ("tool",),
+    "loop.journal": ("Journal", "PostgresJournal", "SqliteJournal"),
+    "record._recording": ("RecordingTransport",),
+    "record._replay": ("ReplayTransport",),
     "_wrap": ("wrap",),
 }  # fmt: skip
-_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> object:
-    """Import the transports, the loop driver and `wrap` on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'stopkit' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"stopkit.{module}"), name)
-    globals()[name] = value  # later reads skip this function
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from stopkit._cli import main
+from stopkit.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -33,8 +33,12 @@ class Adapter(Protocol):
     `normalize` never raises for a reply of its shape: a malformed one is `UNKNOWN` with a
     detail and a note. `detects` must be cheap and must not raise.
 
-    Optional: `detect_keys`, the top-level keys a JSON body must hold at least one of for
-    `detects` to accept it; auto-detection skips the adapter for a body with none of them.
+    Optional:
+    - `detect_keys`, the top-level keys a JSON body must hold at least one of for `detects` to
+      accept it; auto-detection skips the adapter for a body with none of them.
+    - `user_message(text) -> message`, a user message saying `text` in this wire API's format
+      (the loop sends it for a `str` prompt, `ask_for_shorter` and the summing-up call); an
+      adapter without it gets `{"role": "user", "content": text}`.
     """
 
     name: str

@@ -60,15 +60,19 @@ _by_class: dict[type, tuple[tuple[Adapter, ...], Adapter]] = {}
 # necessary condition, pinned for the built-ins by tests/test_detect_keys.py). A body holding
 # none of them skips that adapter without the call (~70 ns each), so a Gemini body no longer
 # pays for the three adapters tried before it. The plan is rebuilt when the order changes.
-_Plan = tuple[tuple[Adapter, Callable[[Any], bool], tuple[str, ...] | None], ...]
+_Plan = tuple[tuple[Adapter, Callable[[Any], bool], frozenset[str] | None], ...]
 _plan: tuple[tuple[Adapter, ...], _Plan] = ((), ())
 
 
 def _dict_plan(order: tuple[Adapter, ...]) -> _Plan:
     global _plan
-    plan = tuple((a, a.detects, detect_keys(a)) for a in order)
+    plan = tuple((a, a.detects, _key_set(detect_keys(a))) for a in order)
     _plan = (order, plan)  # replaced whole: readers without the lock see one or the other
     return plan
+
+
+def _key_set(keys: tuple[str, ...] | None) -> frozenset[str] | None:
+    return None if keys is None else frozenset(keys)
 
 
 def _detect(reply: Any) -> Adapter:
@@ -78,12 +82,8 @@ def _detect(reply: Any) -> Adapter:
     if kind is dict:
         planned = _plan
         for adapter, detects, keys in planned[1] if planned[0] is order else _dict_plan(order):
-            if keys is not None:
-                for key in keys:
-                    if key in reply:
-                        break
-                else:
-                    continue
+            if keys is not None and keys.isdisjoint(reply):  # one C call over the body's keys
+                continue
             try:
                 if detects(reply):
                     return adapter

@@ -24,6 +24,9 @@ _BUILTIN: dict[str, str] = {
     "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "gemini": "stopkit.adapters.gemini:GeminiAdapter",
     "bedrock": "stopkit.adapters.bedrock:BedrockAdapter",
+    # The InvokeModel bodies of Titan, Llama, Mistral and Cohere Command: each holds its
+    # family's key (`results`, `generation`, `outputs`, `generations`), no other adapter's.
+    "bedrock.invoke": "stopkit.adapters.bedrock_invoke:BedrockInvokeAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
     # Framework objects, detected by their class's module (never a JSON body: no wire adapter

@@ -1,68 +1,118 @@
-"""Which names hold a credential: the one list behind logging and recording (internal).
+"""Which names hold a credential, and the one redaction behind logging and recording (internal).
 
-`stopkit._logsafe.redact` (what the library logs) and `stopkit._redact` (what the httpx
-transports record) both ask here. One vocabulary, matched at two strictnesses:
+`stopkit._logsafe.redact` (what the library logs) and `stopkit.record` (what the httpx
+transports write to payload files) both redact through `redact_value` and `redact_text` here.
+One vocabulary, matched at two strictnesses, on the words of a name in any case style
+(`accessToken`, `ACCESS_TOKEN`, `access-token` and `AccessToken` are the same words):
 
-- a mapping key (logged call overrides, JSON body keys) is matched closely, because a false
+- a mapping key (logged call overrides, JSON bodies) is matched closely, because a false
   positive would hide or damage a value the reader needs: `api_key`, `client_secret`,
-  `access_token` are secrets; `max_tokens`, `prompt_cache_key` and a thinking block's
-  `signature` are not;
-- a request header or query parameter name is matched loosely (anything naming `auth`, `key`,
-  `token` or `signature` too), because hiding a harmless header costs nothing;
+  `accessToken`, `auth`, `sig` are secrets; `max_tokens`, `prompt_cache_key` and a thinking
+  block's `signature` are not;
+- a header, query parameter or form field name is matched loosely (anything naming `auth`,
+  `key`, `token`, `session` or `signature` too), because hiding a harmless header costs nothing;
+  so are the keys of a mapping held under `headers`/`query`/`params`/`cookies`
+  (`extra_headers={"X-Trace-Key": ...}`);
 - a response header is matched closely, plus `auth`: `anthropic-ratelimit-tokens-limit` names
   tokens and is no secret.
 
+Text is scrubbed too: a URL's `user:password@`, a secret query or fragment parameter
+(`?key=...`, `&sig=...`, `#access_token=...`) and a `Bearer`/`Basic` credential, wherever they
+stand in a string (an exception message, a `base_url`, a `Location` header, an image URL).
+
 Example:
-    >>> [is_secret_key(k) for k in ("x-api-key", "access_token", "max_tokens")]
+    >>> [is_secret_key(k) for k in ("x-api-key", "accessToken", "max_tokens")]
     [True, True, False]
-    >>> is_secret_name("x-amz-signature"), is_secret_response_header("set-cookie")
-    (True, True)
+    >>> redact_text("GET https://h.example/v1?key=AIza123&alt=json")
+    'GET https://h.example/v1?key=REDACTED&alt=json'
 """
 
 from __future__ import annotations
 
+import functools
+import re
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
-__all__ = ["is_secret_key", "is_secret_name", "is_secret_response_header"]
+__all__ = [
+    "REDACTED",
+    "is_secret_key",
+    "is_secret_name",
+    "is_secret_response_header",
+    "redact_text",
+    "redact_value",
+]
 
-# Key fragments that name a credential (keys are lowercased and `-` read as `_` first).
-_SECRET_PARTS = (
-    "api_key",
-    "apikey",
-    "authorization",
-    "password",
-    "passwd",
-    "secret",
-    "cookie",
-    "credential",
-    "private_key",
-    "access_key",
-    "subscription_key",
+#: What a secret is replaced with in payload files (logs pass their own mark).
+REDACTED = "REDACTED"
+
+# Words that make any name a secret (`client_secret`, `set-cookie`, `X-Auth`, Azure SAS `sig`).
+_SECRET_WORDS = frozenset(
+    {
+        "auth", "authorization", "bearer", "cookie", "cookies", "credential", "credentials",
+        "jwt", "oauth", "passphrase", "passwd", "password", "pwd", "secret", "secrets", "sig",
+    }
+)  # fmt: skip
+# `<kind>_key` names that are keys to something (`api_key`, `privateKey`, a bare `key`);
+# `prompt_cache_key` and `idempotency_key` are not.
+_KEY_KINDS = frozenset(
+    {
+        "", "access", "account", "api", "auth", "client", "encryption", "license", "master",
+        "private", "secret", "session", "shared", "signing", "storage", "subscription",
+    }
+)  # fmt: skip
+# `<kind>_token` names that are no credential: a cursor (`nextPageToken`), Gemini's resume
+# `continuation_token`, ADK's `turnToken`, a tokenizer's special tokens (`eos_token`).
+_PLAIN_TOKENS = frozenset(
+    {"page", "continuation", "cursor", "sync", "turn", "eos", "bos", "pad", "unk"}
 )
-# What makes a header or query name a secret besides the above (`x-goog-api-key`, `key=`,
-# `x-auth-token`, `X-Amz-Signature`): too broad for body keys (`max_tokens`, `signature`).
-_LOOSE_PARTS = ("auth", "key", "token", "signature")
+# The same names written as one word (`APIKEY`, `accesstoken`, `xapikey`).
+_JOINED = (
+    "apikey", "accesskey", "privatekey", "secretkey", "accesstoken", "refreshtoken",
+    "sessiontoken", "authtoken", "idtoken", "clientsecret", "password", "passwd",
+    "authorization", "credential", "cookie", "bearer",
+)  # fmt: skip
+# What makes a header, query or form name a secret besides the above (`x-goog-api-key`, `key=`,
+# `X-Amz-Signature`, `X-Amz-Security-Token`, `session_id`): too broad for JSON body keys.
+_LOOSE_PARTS = ("auth", "key", "token", "signature", "session", "secret", "credential")
+# Mapping keys whose values are headers or query parameters: their keys are matched loosely.
+_HOLDER_ENDS = frozenset((w,) for w in ("headers", "header", "query", "params", "cookies"))
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = re.compile(r"[^a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=4096)  # bodies repeat the same few keys thousands of times
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(w for w in _SPLIT.split(_CAMEL.sub("_", name).lower()) if w)
 
 
 def is_secret_key(key: Any) -> bool:
-    """Say whether a mapping key names a credential (`api_key`, `Authorization`, `*_token`...).
+    """Say whether a mapping key names a credential, in any case style.
 
     Usage counters such as `max_tokens` or `output_tokens` are not credentials.
 
     Example:
-        >>> [is_secret_key(k) for k in ("client_secret", "output_tokens", 3)]
-        [True, False, False]
+        >>> [is_secret_key(k) for k in ("client_secret", "refreshToken", "output_tokens", 3)]
+        [True, True, False, False]
     """
     if not isinstance(key, str):
         return False
-    name = key.lower().replace("-", "_")
-    if name == "token" or name.endswith("_token") or name == "key":
+    words = _words(key)
+    if not words:
+        return False
+    last, kind = words[-1], words[-2] if len(words) > 1 else ""
+    if (last == "token" and kind not in _PLAIN_TOKENS) or (last == "key" and kind in _KEY_KINDS):
         return True
-    return any(part in name for part in _SECRET_PARTS)
+    if not _SECRET_WORDS.isdisjoint(words):
+        return True
+    joined = "".join(words)
+    return any(part in joined for part in _JOINED)
 
 
 def is_secret_name(name: str) -> bool:
-    """Say whether a request header or query parameter name holds a credential.
+    """Say whether a request header, query parameter or form field name holds a credential.
 
     Example:
         >>> is_secret_name("x-goog-api-key"), is_secret_name("x-request-id")
@@ -82,3 +132,162 @@ def is_secret_response_header(name: str) -> bool:
         (True, False)
     """
     return is_secret_key(name) or "auth" in name.lower()
+
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^\s/?#@\"'<>]+)@")
+# A URL parameter: a short name (a data: URL's base64 is no parameter name), then its value.
+_PARAM = re.compile(r"([?&#;])([A-Za-z0-9_.~%\[\]\-]{1,64})=([^&#;\s\"'<>]*)")
+_SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]*[A-Za-z0-9\-_~+/]=*)")
+_TOKEN_MARKS = re.compile(r"[0-9\-_~+/=.]|.[A-Z]")
+
+
+def _is_credential(token: str) -> bool:
+    """Tell a Bearer/Basic credential from prose ("Basic arithmetic", "Basic Addition").
+
+    A credential is 8 characters or more with a digit, a token punctuation or an inner capital.
+    """
+    return len(token) >= 8 and _TOKEN_MARKS.search(token) is not None
+
+
+def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTED) -> str:
+    """Return `text` with URL credentials, secret URL parameters and bearer tokens replaced.
+
+    Each value replaced is added to `found` when given (recording scrubs it from the whole file).
+
+    Example:
+        >>> redact_text("https://bob:pw@h.example/x#access_token=t1&state=s", mark="[redacted]")
+        'https://[redacted]@h.example/x#access_token=[redacted]&state=s'
+    """
+    if "@" in text:
+
+        def userinfo(match: re.Match[str]) -> str:
+            if found is not None:
+                found.update(part for part in unquote(match[2]).split(":") if part)
+            return f"{match[1]}{mark}@"
+
+        text = _USERINFO.sub(userinfo, text)
+    if "=" in text:
+
+        def param(match: re.Match[str]) -> str:
+            if not match[3] or not is_secret_name(unquote(match[2])):
+                return match[0]
+            if found is not None:
+                found.update({match[3], unquote(match[3])})
+            return f"{match[1]}{match[2]}={mark}"
+
+        text = _PARAM.sub(param, text)
+    if " " in text or "\t" in text:
+
+        def scheme(match: re.Match[str]) -> str:
+            if not _is_credential(match[3]):
+                return match[0]
+            if found is not None:
+                found.add(match[3])
+            return f"{match[1]}{match[2]}{mark}"
+
+        text = _SCHEME.sub(scheme, text)
+    return text
+
+
+def _is_pair(item: Any) -> bool:
+    return isinstance(item, list | tuple) and len(item) == 2 and isinstance(item[0], str)
+
+
+def _hide(value: Any, found: set[str] | None, mark: str) -> Any:
+    """A secret's value: every string in it replaced, its shape (and numbers) kept."""
+    if isinstance(value, str):
+        if found is not None and value:
+            found.add(value)
+        return mark
+    if isinstance(value, Mapping):
+        return {k: _hide(v, found, mark) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_hide(v, found, mark) for v in value]
+    if isinstance(value, bytes | bytearray):
+        return mark
+    return value  # None, a bool or a number: nothing to hide, and replay keeps its type
+
+
+def redact_value(
+    value: Any,
+    found: set[str] | None = None,
+    *,
+    mark: str = REDACTED,
+    loose: bool = False,
+    depth: int = 256,
+) -> Any:
+    """Return a copy of `value` with every credential in it replaced by `mark`.
+
+    Mappings are redacted by key (closely; loosely under a `headers`/`query`/`params` key, or
+    with `loose=True`), a list of `(name, value)` pairs like a mapping, strings by
+    `redact_text`. The property names of a JSON Schema (`properties`, `$defs`) are names, not
+    values. Below `depth` levels a container is replaced whole, since what it holds cannot be
+    checked. Values replaced are added to `found` when given.
+
+    Example:
+        >>> redact_value({"extra_headers": [("X-Auth", "t1")], "extra_body": {"accessToken": "t2"}})
+        {'extra_headers': [('X-Auth', 'REDACTED')], 'extra_body': {'accessToken': 'REDACTED'}}
+    """
+    return _redact(value, found, mark, _LOOSE if loose else _CLOSE, depth)
+
+
+# How the keys of a mapping are read: closely (a body), loosely (headers, a query), or as names
+# (a JSON Schema's `properties`: a parameter called `password` is no password).
+_CLOSE, _LOOSE, _NAMES = "close", "loose", "names"
+_IS_SECRET = {_CLOSE: is_secret_key, _LOOSE: is_secret_name, _NAMES: is_secret_key}
+_NAME_HOLDER_ENDS = frozenset((w,) for w in ("properties", "defs", "definitions"))
+
+
+def _plain_keys(mapping: Mapping[Any, Any]) -> frozenset[str]:
+    """Keys that name no credential in this mapping, whatever they are elsewhere."""
+    plain: set[str] = set()
+    for key in mapping:
+        if isinstance(key, str):
+            lowered = key.lower()
+            # A logprob entry's `token` is model output: openai chat_completion_token_logprob.py
+            # (`token`, `logprob`), genai LogprobsResultCandidate (`token`, `logProbability`).
+            if "logprob" in lowered:
+                plain.add("token")
+            # A key/value entry's `key` is a name: genai customMetadata (`key`, `stringValue`).
+            elif lowered.endswith("value"):
+                plain.add("key")
+    return frozenset(plain)
+
+
+def _child_mode(key: Any, mode: str) -> str:
+    if isinstance(key, str):
+        end = _words(key)[-1:]
+        if end in _HOLDER_ENDS:
+            return _LOOSE
+        if end in _NAME_HOLDER_ENDS:
+            return _NAMES
+    return _LOOSE if mode == _LOOSE else _CLOSE
+
+
+def _redact(value: Any, found: set[str] | None, mark: str, mode: str, depth: int) -> Any:
+    if isinstance(value, str):
+        return redact_text(value, found, mark=mark)
+    if isinstance(value, Mapping):
+        if depth <= 0:
+            return mark
+        secret = _IS_SECRET[mode]
+        plain = _plain_keys(value)
+        out: dict[Any, Any] = {}
+        for key, item in value.items():
+            if mode != _NAMES and isinstance(key, str) and key not in plain and secret(key):
+                out[key] = _hide(item, found, mark)
+            else:
+                out[key] = _redact(item, found, mark, _child_mode(key, mode), depth - 1)
+        return out
+    if isinstance(value, list | tuple):
+        if depth <= 0:
+            return mark
+        if value and all(_is_pair(item) for item in value):  # header or query pairs
+            secret = _IS_SECRET[mode]
+            return [
+                type(pair)((pair[0], _hide(pair[1], found, mark) if secret(pair[0]) else
+                            _redact(pair[1], found, mark, mode, depth - 1)))
+                for pair in value
+            ]  # fmt: skip
+        return [_redact(v, found, mark, mode, depth - 1) for v in value]
+    return value

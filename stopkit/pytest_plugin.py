@@ -11,6 +11,13 @@ Active wherever stopkit is installed (the `pytest11` entry point); `-p no:stopki
   `stopkit.testing.payload_params(folder)` gives the same as a `parametrize` argument list.
 
 Relative folders are looked up beside the test file first, then from the working directory.
+Files in a payload folder that are not payloads (a `README.txt`, notes) are skipped.
+
+The plugin is loaded into every test run of an environment where stopkit is installed, so it
+costs next to nothing there: it imports only pytest at start, and stopkit's own modules when a
+test uses the fixture or the marker. It works with pytest 7.0 and later, under pluggy 1.0 and
+later (the lower bounds of the `stopkit[pytest]` extra); its one hook wrapper is an old-style
+`hookwrapper`, which every pluggy 1.x runs (`wrapper=True` needs pluggy 1.2 and pytest 8).
 
 Example:
     >>> @pytest.mark.stopkit_payloads("payloads/my_provider")  # doctest: +SKIP
@@ -26,15 +33,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from stopkit._testkit import Payload, payload_params
-
-if TYPE_CHECKING:
-    from stopkit._transports import ReplayTransport
+if TYPE_CHECKING:  # imported when used: `import stopkit.pytest_plugin` loads nothing of stopkit
+    from stopkit.record._payloads import Payload
+    from stopkit.record._replay import ReplayTransport
 
 __all__ = ["ReplayFactory", "stopkit_payload", "stopkit_replay"]
 
 MARKER = "stopkit_payloads"
-_FACTORY = pytest.StashKey["ReplayFactory"]()
+# Where a test's factory is kept: the item's own attributes, a name of ours (`item.stash` would
+# need pytest 7 at import time, and this module is imported by every pytest run).
+_FACTORY = "_stopkit_replay_factory"
 
 
 def _resolve(source: str | Path, base: Path | None) -> Path:
@@ -59,7 +67,7 @@ class ReplayFactory:
         match: Literal["order", "request"] = "order",
     ) -> ReplayTransport:
         """Return a `ReplayTransport` over `source` (a folder, a file or a list of files)."""
-        from stopkit._transports import ReplayTransport
+        from stopkit.record._replay import ReplayTransport
 
         if isinstance(source, str | Path):
             resolved: Any = _resolve(source, self.base)
@@ -124,32 +132,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = metafunc.definition.get_closest_marker(MARKER)
     if marker is None or "stopkit_payload" not in metafunc.fixturenames:
         return
+    from stopkit._testkit import payload_params
+
     folder = marker.args[0] if marker.args else marker.kwargs["folder"]
     pattern = marker.args[1] if len(marker.args) > 1 else marker.kwargs.get("pattern", "*")
     base = Path(str(metafunc.definition.path)).parent
     metafunc.parametrize("stopkit_payload", payload_params(_resolve(folder, base), pattern))
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """On a failed test, list the requests its replay transports had no recording for.
 
     The SDKs wrap a transport's error in their own connection error; this names the request.
     """
-    report = yield
-    factory = item.stash.get(_FACTORY, None)
-    if factory is not None and report.failed:
+    outcome = yield
+    factory = getattr(item, _FACTORY, None)
+    if factory is not None:
+        report = outcome.get_result()
         misses = [str(miss) for transport in factory.transports for miss in transport.misses]
-        if misses:
+        if misses and report.failed:
             report.sections.append(("stopkit: requests with no recording", "\n".join(misses)))
-    return report
 
 
 @pytest.fixture
 def stopkit_replay(request: pytest.FixtureRequest) -> Iterator[ReplayFactory]:
     """Serve recorded payloads to real SDK clients: see `ReplayFactory`."""
     factory = ReplayFactory(Path(str(request.path)).parent)
-    request.node.stash[_FACTORY] = factory
+    setattr(request.node, _FACTORY, factory)
     yield factory
     factory.close()
 

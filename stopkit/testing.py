@@ -24,7 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit._testkit import Payload, assert_stop, load_payload, load_payloads, payload_params
+from stopkit._testkit import assert_stop, payload_params
+from stopkit.record._payloads import Payload, load_payload, load_payloads
 
 __all__ = [
     "ModelCall",

@@ -112,6 +112,34 @@ def _bedrock_ends(event: Any) -> bool:
     return bool(keys & {"messageStop", *STREAM_ERRORS})
 
 
+def _bedrock_invoke_path(reply: Any) -> Path | None:
+    # The first output's stop field of the family the body's key names (one key per body).
+    from stopkit.adapters._bedrock_invoke_rules import family_of
+
+    family = family_of(reply) if isinstance(reply, dict) else None
+    if family is None:
+        return None
+    return (family.key, 0, family.stop) if family.listed else (family.stop,)
+
+
+def _bedrock_invoke_ends(event: Any) -> bool:
+    # The chunk with a stop value or the invocation metrics, an exception, or a guardrail's
+    # intervention (it stands without a last chunk: see the adapter's stream_notes).
+    from stopkit.adapters._bedrock_invoke_rules import STREAM_ERRORS
+
+    if not isinstance(event, dict):
+        return False
+    outputs = _listed(event, "outputs")
+    stops = [_field(o, "stop_reason") for o in outputs]
+    stops += [event.get("completionReason"), event.get("stop_reason")]
+    return (
+        any(s is not None for s in stops)
+        or "amazon-bedrock-invocationMetrics" in event
+        or event.get("amazon-bedrock-guardrailAction") == "INTERVENED"
+        or bool(set(event) & set(STREAM_ERRORS))
+    )
+
+
 _RESPONSES_END = {"response.completed", "response.incomplete", "response.failed"}
 
 
@@ -133,6 +161,8 @@ class Builtin:
     sse: bool = True
     """Whether its streams are server-sent events on the wire (Ollama: JSON lines; Bedrock:
     AWS event stream)."""
+    tools: bool = True
+    """Whether its replies can carry client tool calls (the loop's tool suites run over those)."""
 
 
 BUILTINS: tuple[Builtin, ...] = (
@@ -167,6 +197,15 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("stopReason",),
         _bedrock_ends,
         sse=False,
+    ),
+    Builtin(
+        "bedrock.invoke",
+        "bedrock_invoke",
+        ("bedrock_titan", "bedrock_meta"),
+        _bedrock_invoke_path,
+        _bedrock_invoke_ends,
+        sse=False,
+        tools=False,  # prompt-in, text-out families: no tool calls on the wire
     ),
     Builtin(
         "cohere",
@@ -223,5 +262,6 @@ FRAMEWORK_NAMES: tuple[str, ...] = tuple(f.name for f in FRAMEWORKS)
 BY_NAME: dict[str, Builtin] = {b.name: b for b in BUILTINS}
 BY_FOLDER: dict[str, Builtin] = {b.folder: b for b in BUILTINS}
 NAMES: tuple[str, ...] = tuple(b.name for b in BUILTINS)
+TOOL_NAMES: tuple[str, ...] = tuple(b.name for b in BUILTINS if b.tools)
 #: corpus wire format -> the adapter that reads it
 ADAPTER_OF_WIRE: dict[str, str] = {wire: b.name for b in BUILTINS for wire in b.corpus}

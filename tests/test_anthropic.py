@@ -502,7 +502,7 @@ def test_nothing_after_message_stop_changes_the_reply() -> None:
     events = [_message_start(), *_text_block_events(0, "Done."), _delta("end_turn")]
     stop = stopkit.normalize_stream([*events, {"type": "message_stop"}, *after])
     assert (stop.reason, stop.text, stop.tool_calls) == (StopReason.COMPLETED, "Done.", ())
-    assert any("5 events arrived after message_stop" in note for note in stop.notes)
+    assert any("5 events arrived after the message_stop" in note for note in stop.notes)
 
 
 def test_a_stricter_stop_value_after_message_stop_still_wins() -> None:

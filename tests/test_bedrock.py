@@ -11,6 +11,7 @@ import pytest
 
 import stopkit
 from stopkit.adapters.bedrock import STOP_REASONS, STREAM_ERRORS, BedrockAdapter
+from stopkit.testing import assert_stop
 
 ADAPTER = BedrockAdapter()
 
@@ -343,3 +344,141 @@ def test_events_that_are_not_converse_events_are_ignored_with_a_note() -> None:
     stop = stopkit.normalize_stream(events)
     assert (stop.reason.value, stop.text) == ("completed", "Paris is the capital of France.")
     assert any("not ConverseStream events" in note for note in stop.notes)
+
+
+# --- the end of a stream (issue 12) ---------------------------------------------------------------
+
+
+def _text_events(text: str) -> list[dict[str, Any]]:
+    return [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": text}}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+    ]
+
+
+def _metadata(output_tokens: int) -> dict[str, Any]:
+    usage = {"inputTokens": 5, "outputTokens": output_tokens, "totalTokens": 5 + output_tokens}
+    return {"metadata": {"usage": usage, "metrics": {"latencyMs": 100}}}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        ("guardrail_intervened", "end_turn", stopkit.StopReason.FILTERED),
+        ("content_filtered", "end_turn", stopkit.StopReason.FILTERED),
+        ("max_tokens", "end_turn", stopkit.StopReason.OUTPUT_LIMIT),
+        ("max_tokens", "tool_use", stopkit.StopReason.OUTPUT_LIMIT),
+        ("end_turn", "guardrail_intervened", stopkit.StopReason.FILTERED),
+        ("end_turn", "max_tokens", stopkit.StopReason.OUTPUT_LIMIT),
+        ("guardrail_intervened", "throttlingException", stopkit.StopReason.FILTERED),
+    ],
+)
+def test_the_stricter_of_two_terminal_signals_wins(
+    first: str, second: str, reason: stopkit.StopReason
+) -> None:
+    """A second messageStop (or an exception) replaces the first only when it is as strict."""
+    late = (
+        {second: {"message": "slow down"}}
+        if second in STREAM_ERRORS
+        else {"messageStop": {"stopReason": second}}
+    )
+    events = [*_text_events("Hi"), {"messageStop": {"stopReason": first}}, late]
+    assert stopkit.normalize_stream(events).reason is reason
+
+
+def test_nothing_after_message_stop_changes_the_reply() -> None:
+    """Blocks sent after messageStop are neither text nor calls; a note counts the events."""
+    after = [
+        {
+            "contentBlockStart": {
+                "contentBlockIndex": 1,
+                "start": {"toolUse": {"toolUseId": "tu_9", "name": "wire_money"}},
+            }
+        },
+        {"contentBlockDelta": {"contentBlockIndex": 1, "delta": {"toolUse": {"input": "{}"}}}},
+        {"contentBlockStop": {"contentBlockIndex": 1}},
+        {"contentBlockDelta": {"contentBlockIndex": 2, "delta": {"text": " and more"}}},
+    ]
+    events = [*_text_events("Done."), {"messageStop": {"stopReason": "end_turn"}}, *after]
+    stop = stopkit.normalize_stream([*events, _metadata(3)])
+    assert (stop.reason, stop.text, stop.tool_calls) == (stopkit.StopReason.COMPLETED, "Done.", ())
+    assert any("4 events arrived after the messageStop event" in n for n in stop.notes), stop.notes
+
+
+def test_metadata_after_message_stop_is_read_for_usage() -> None:
+    """The metadata event that follows messageStop (the normal order) gives the Stop its usage."""
+    events = [*_text_events("Done."), {"messageStop": {"stopReason": "end_turn"}}, _metadata(3)]
+    stop = stopkit.normalize_stream(events)
+    assert_stop(stop, usage={"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})
+    assert not [note for note in stop.notes if "arrived after" in note]
+
+
+# --- InvokeModel guardrail actions ------------------------------------------------------------
+
+
+def _invoke(trace: Any) -> dict[str, Any]:
+    reply = _case("invoke_guardrail_action.json")["reply"]
+    return {**reply, "amazon-bedrock-trace": trace}
+
+
+def _assessed(policy: str, kind: str, *actions: str) -> dict[str, Any]:
+    """A guardrail trace whose one output assessment holds `policy.kind` entries with `actions`."""
+    entries = [{"type": "T", "action": action} for action in actions]
+    return {"guardrail": {"outputs": [{"g": {policy: {kind: entries}}}]}}
+
+
+@pytest.mark.parametrize(
+    ("trace", "reason"),
+    [
+        pytest.param(None, stopkit.StopReason.FILTERED, id="no-trace"),
+        pytest.param(
+            _assessed("topicPolicy", "topics", "BLOCKED"),
+            stopkit.StopReason.FILTERED,
+            id="blocked",
+        ),
+        pytest.param(
+            _assessed("sensitiveInformationPolicy", "piiEntities", "ANONYMIZED", "BLOCKED"),
+            stopkit.StopReason.FILTERED,
+            id="masked-and-blocked",
+        ),
+        pytest.param(
+            _assessed("sensitiveInformationPolicy", "regexes", "ANONYMIZED", "NONE"),
+            stopkit.StopReason.COMPLETED,
+            id="masked-only",
+        ),
+    ],
+)
+def test_guardrail_action_intervened_is_a_filter_unless_it_only_masked(
+    trace: Any, reason: stopkit.StopReason
+) -> None:
+    """`amazon-bedrock-guardrailAction: INTERVENED` filters, unless the trace shows only masking."""
+    stop = stopkit.normalize(_invoke(trace))
+    assert stop.reason is reason, stop.notes
+    if reason is stopkit.StopReason.FILTERED:
+        assert stop.detail == "guardrail"
+    assert any("amazon-bedrock-guardrailAction 'INTERVENED'" in n for n in stop.notes)
+
+
+def test_guardrail_trace_too_large_to_read_is_not_taken_as_masking() -> None:
+    """A trace past the reading bound proves nothing: the intervention stays a filter."""
+    entities = [{"type": "PHONE", "action": "ANONYMIZED"}] * 20_000
+    trace = {"guardrail": {"outputs": [{"g": {"sensitiveInformationPolicy": {
+        "piiEntities": entities}}}]}}  # fmt: skip
+    assert stopkit.normalize(_invoke(trace)).reason is stopkit.StopReason.FILTERED
+
+
+def test_usage_reads_converse_and_invoke_model_cache_fields() -> None:
+    """Converse's cacheRead/WriteInputTokens and Nova's *InputTokenCount spellings both count."""
+    reply = _case("end_turn.json")["reply"]
+    converse = {"inputTokens": 3, "outputTokens": 10, "totalTokens": 113,
+                "cacheReadInputTokens": 100, "cacheWriteInputTokens": 0}  # fmt: skip
+    invoke = {"inputTokens": 3, "outputTokens": 10,
+              "cacheReadInputTokenCount": 100, "cacheWriteInputTokenCount": 0}  # fmt: skip
+    for usage, total in ((converse, 113), (invoke, None)):
+        stop = stopkit.normalize({**reply, "usage": usage})
+        counts = {"input_tokens": 3, "output_tokens": 10, "reasoning_tokens": None,
+                  "cache_read_tokens": 100, "cache_write_tokens": 0,
+                  "total_tokens": total}  # fmt: skip
+        assert_stop(stop, usage=counts)
+        assert stop.details["usage"] is usage

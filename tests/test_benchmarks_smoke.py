@@ -1,10 +1,13 @@
 """Keep the benchmark honest: every reply and stream it times reads as its row claims.
 
-No timings here: only that `benchmarks/replies.py` and `benchmarks/streams.py` hold what the
-table says they hold (a row named `gemini refused` must time a reply stopkit reads as filtered).
+No timings here: only that `benchmarks/replies.py`, `benchmarks/streams.py` and
+`benchmarks/loops.py` hold what the table says they hold (a row named `gemini refused` must
+time a reply stopkit reads as filtered).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -41,3 +44,25 @@ def test_stream_has_1000_events_and_reads_as_a_tool_request(adapter: str) -> Non
     assert stop.reason.value == reason
     assert tuple(call.name for call in stop.tool_calls) == names
     assert len(stop.runnable_tool_calls) == count
+
+
+def test_the_loop_row_runs_its_conversation() -> None:
+    """The stopkit loop row runs the conversation the peers are timed on: 21 calls, 40 tools."""
+    from benchmarks.loops import CALLS_PER_TURN, LOOP_TURNS, stopkit_loop
+
+    outcome = stopkit_loop()()
+    assert outcome.turns == LOOP_TURNS + 1
+    assert [r.result.content for r in outcome.tool_runs][:2] == ["0-0", "0-1"]
+    assert len(outcome.tool_runs) == LOOP_TURNS * CALLS_PER_TURN
+
+
+def test_the_journal_rows_run_their_conversations(tmp_path: Any) -> None:
+    """The journaled row records all 61 steps; the replay row replays 100 turns, calling nothing."""
+    import stopkit
+    from benchmarks.journal import LOOP_STEPS, REPLAY_TURNS, journal_run, replay_run
+
+    journal = stopkit.SqliteJournal(tmp_path / "bench.db")
+    assert journal_run("sqlite", journal)().text
+    info = journal.runs()[0]
+    assert (info.steps, info.termination) == (LOOP_STEPS, "completed")
+    assert replay_run()().turns == REPLAY_TURNS + 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import typing
 from types import SimpleNamespace
 from typing import Any
 
@@ -11,6 +10,7 @@ import pytest
 
 import stopkit
 from stopkit.adapters.cohere import FINISH_REASON, CohereAdapter
+from tests._literals import literal_values
 from tests._payloads import PAYLOADS, claimed_by, load_cases, same_stop
 
 ADAPTER = CohereAdapter()
@@ -31,16 +31,6 @@ def _events(name: str) -> list[dict[str, Any]]:
     return events
 
 
-def _literal_values(tp: Any) -> set[str]:
-    """Every string of the Literal(s) inside `tp` (a Union of a Literal and Any, as Fern writes)."""
-    if typing.get_origin(tp) is typing.Literal:
-        return {v for v in typing.get_args(tp) if isinstance(v, str)}
-    values: set[str] = set()
-    for arg in typing.get_args(tp):
-        values |= _literal_values(arg)
-    return values
-
-
 def _objects(value: Any) -> Any:
     """The same JSON as nested attribute objects, the way an SDK model is read."""
     if isinstance(value, dict):
@@ -58,7 +48,7 @@ def test_pinned_sdk_finish_reasons_are_exactly_the_table() -> None:
 def test_installed_sdk_finish_reasons_are_mapped() -> None:
     """When the cohere SDK is installed, every value of its own ChatFinishReason is mapped."""
     types = pytest.importorskip("cohere.types")
-    values = _literal_values(types.ChatFinishReason)
+    values = literal_values(types.ChatFinishReason)
     assert values, "ChatFinishReason has no Literal values any more"
     assert values <= set(FINISH_REASON), values - set(FINISH_REASON)
 
@@ -221,3 +211,84 @@ def test_streamed_raw_is_the_rebuilt_reply(case: Any) -> None:
     stop = stopkit.normalize_stream(case.data["events"])
     assert isinstance(stop.raw, dict)
     same_stop(stopkit.normalize(stop.raw), stop)
+
+
+# --- the end of a stream (issue 12) ---------------------------------------------------------------
+
+
+def _end(finish_reason: str, output_tokens: int = 12) -> dict[str, Any]:
+    usage = {"billed_units": {"input_tokens": 12, "output_tokens": 9},
+             "tokens": {"input_tokens": 500, "output_tokens": output_tokens}}  # fmt: skip
+    return {"type": "message-end", "delta": {"finish_reason": finish_reason, "usage": usage}}
+
+
+def _answer(text: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "message-start", "id": "c1", "delta": {"message": {"role": "assistant"}}},
+        {"type": "content-start", "index": 0,
+         "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+        {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": text}}}},
+        {"type": "content-end", "index": 0},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        ("MAX_TOKENS", "COMPLETE", stopkit.StopReason.OUTPUT_LIMIT),
+        ("MAX_TOKENS", "TOOL_CALL", stopkit.StopReason.OUTPUT_LIMIT),
+        ("ERROR", "COMPLETE", stopkit.StopReason.UNKNOWN),
+        ("TIMEOUT", "STOP_SEQUENCE", stopkit.StopReason.UNKNOWN),
+        ("COMPLETE", "MAX_TOKENS", stopkit.StopReason.OUTPUT_LIMIT),
+    ],
+)
+def test_the_stricter_of_two_message_ends_wins(
+    first: str, second: str, reason: stopkit.StopReason
+) -> None:
+    """A second message-end replaces the finish_reason only when it is at least as strict."""
+    stop = stopkit.normalize_stream([*_answer("Hi"), _end(first), _end(second)])
+    assert stop.reason is reason
+
+
+def test_nothing_after_message_end_changes_the_reply() -> None:
+    """Text and tool calls sent after message-end are not taken; a note counts the events."""
+    call = {"id": "t9", "type": "function", "function": {"name": "wire_money", "arguments": "{}"}}
+    after = [
+        {"type": "tool-call-start", "index": 1, "delta": {"message": {"tool_calls": call}}},
+        {"type": "tool-call-end", "index": 1},
+        *_answer(" and more")[1:],
+    ]
+    stop = stopkit.normalize_stream([*_answer("Done."), _end("COMPLETE"), *after])
+    assert (stop.reason, stop.text, stop.tool_calls) == (stopkit.StopReason.COMPLETED, "Done.", ())
+    assert any("5 events arrived after the message-end event" in n for n in stop.notes), stop.notes
+
+
+def test_a_later_message_end_is_still_read_for_usage() -> None:
+    """Usage sent in a repeated message-end replaces the first count (it is the later total)."""
+    stop = stopkit.normalize_stream([*_answer("Hi"), _end("COMPLETE", 3), _end("COMPLETE", 4)])
+    assert (stop.reason, stop.usage and stop.usage.output_tokens) == (
+        stopkit.StopReason.COMPLETED,
+        4,
+    )
+
+
+def test_usage_is_the_model_token_count_not_the_billed_one() -> None:
+    """`usage.tokens` fills Usage (billed_units are fewer); the raw usage stays in details."""
+    reply = _reply("complete.json")
+    stop = stopkit.normalize(reply)
+    assert stop.usage is not None
+    assert (stop.usage.input_tokens, stop.usage.output_tokens) == (500, 12)
+    assert stop.details["usage"] is reply["usage"]
+
+
+def test_sdk_float_counts_read_as_the_ints_sent() -> None:
+    """The cohere SDK types counts as floats (12.0): Usage holds the int the wire sent."""
+    types = pytest.importorskip("cohere.v2.types")
+    from cohere.core.unchecked_base_model import construct_type
+
+    reply = _reply("citations.json")
+    obj = construct_type(type_=types.V2ChatResponse, object_=reply)
+    assert isinstance(obj.usage.tokens.input_tokens, float)
+    usage = stopkit.normalize(reply).usage
+    assert usage is not None
+    assert stopkit.normalize(obj).usage == usage

@@ -11,11 +11,10 @@ from google.genai import types as genai_types
 
 import stopkit
 from stopkit import StopReason, ToolResult
-from stopkit.adapters import gemini
-from stopkit.adapters._gemini_stream import assemble_partial_args
+from stopkit.adapters import _gemini_rules as rules
 from stopkit.adapters.gemini import BLOCK_REASONS, FINISH_REASONS, GeminiAdapter
-from tests._payloads import PAYLOADS, load_cases, same_stop
-from tests.sdk_forms.gemini import to_sdk, to_sdk_event
+from tests._payloads import PAYLOADS, load_cases
+from tests.sdk_forms.gemini import to_sdk
 
 CASES = PAYLOADS / "gemini"
 ADAPTER = GeminiAdapter()
@@ -92,12 +91,12 @@ def test_enum_numbering_names_are_sdk_values() -> None:
     """Every decoded number names a member of the SDK enum, and the two numberings share 0-5."""
     finish = {m.value for m in genai_types.FinishReason}
     blocked = {m.value for m in genai_types.BlockedReason}
-    for numbers in (gemini.GEMINI_API_FINISH_NUMBERS, gemini.VERTEX_FINISH_NUMBERS):
+    for numbers in (rules.GEMINI_API_FINISH_NUMBERS, rules.VERTEX_FINISH_NUMBERS):
         assert set(numbers.values()) <= finish
-    for numbers in (gemini.GEMINI_API_BLOCK_NUMBERS, gemini.VERTEX_BLOCK_NUMBERS):
+    for numbers in (rules.GEMINI_API_BLOCK_NUMBERS, rules.VERTEX_BLOCK_NUMBERS):
         assert set(numbers.values()) <= blocked
     for n in range(6):
-        assert gemini.GEMINI_API_FINISH_NUMBERS[n] == gemini.VERTEX_FINISH_NUMBERS[n]
+        assert rules.GEMINI_API_FINISH_NUMBERS[n] == rules.VERTEX_FINISH_NUMBERS[n]
 
 
 @pytest.mark.parametrize(
@@ -129,6 +128,23 @@ def test_bool_finish_reason_is_malformed_not_an_int() -> None:
     """`true` is not the enum number 1: a bool finishReason is malformed."""
     stop = stopkit.normalize({"candidates": [{"finishReason": True}]})
     assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "malformed")
+
+
+@pytest.mark.parametrize(("sent", "synthetic"), [(None, True), ("", True), (["x"], False)])
+def test_call_ids_absent_are_made_up_and_of_the_wrong_type_are_not_runnable(
+    sent: Any, synthetic: bool
+) -> None:
+    """A call without an id gets `<name>_<n>`; an id that is not a string leaves it unrunnable."""
+    call: dict[str, Any] = {"name": "f", "args": {}}
+    if sent is not None:
+        call["id"] = sent
+    reply = {
+        "candidates": [{"content": {"parts": [{"functionCall": call}]}, "finishReason": "STOP"}]
+    }
+    (made,) = stopkit.normalize(reply).tool_calls
+    assert (made.id == "f_0", made.complete) == (synthetic, synthetic)
+    if not synthetic:
+        assert made.error == "the call's id is a list, not a string"
 
 
 def test_normalize_all_gives_one_stop_per_candidate() -> None:
@@ -298,119 +314,3 @@ def test_resume_refuses_a_stop_that_is_not_paused() -> None:
     """resume() of a completed Stop is a caller error."""
     with pytest.raises(ValueError, match="paused"):
         ADAPTER.resume(stopkit.normalize(_reply("stop_text.json")))
-
-
-# --- streams -----------------------------------------------------------------------------
-
-
-def test_result_can_be_called_twice_and_mid_stream() -> None:
-    """result() is repeatable, and says stream_incomplete until the finishReason arrives."""
-    events = _case("stream_text.stream.json")["events"]
-    acc = ADAPTER.stream()
-    acc.feed(events[0])
-    assert acc.result().detail == "stream_incomplete"
-    for event in events[1:]:
-        acc.feed(event)
-    same_stop(acc.result(), acc.result())
-    assert acc.result().text == "The capital of France is Paris."
-
-
-def test_sdk_chunks_with_partial_args_give_the_same_calls() -> None:
-    """google-genai chunk objects (PartialArg models) assemble to the same arguments as JSON."""
-    events = _case("stream_partial_args.stream.json")["events"]
-    objects = [to_sdk_event(e) for e in events]
-    same_stop(stopkit.normalize_stream(objects), stopkit.normalize_stream(events))
-
-
-def test_cut_stream_keeps_a_continuation_checkpoint() -> None:
-    """A stream cut after a continuationToken checkpoint says it can be resumed."""
-    events = [
-        {"candidates": [{"content": {"parts": [{"text": "a"}]}, "continuationToken": "dG9r"}]},
-    ]
-    stop = stopkit.normalize_stream(events)
-    assert stop.detail == "stream_incomplete"
-    assert stop.details["continuation_token"] == "dG9r"
-    assert any("resumed" in note for note in stop.notes)
-
-
-def test_a_new_call_closes_an_unterminated_streamed_call() -> None:
-    """A named functionCall arriving while another is still streaming starts a new call."""
-    events = [
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"name": "a", "willContinue": True}},
-        ]}}]},
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"partialArgs": [{"jsonPath": "$.x", "numberValue": 1}],
-                              "willContinue": True}},
-        ]}}]},
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"name": "b", "args": {"y": 2}}},
-        ]}}], },
-        {"candidates": [{"content": {"parts": [{"text": ""}]}, "finishReason": "STOP"}]},
-    ]  # fmt: skip
-    stop = stopkit.normalize_stream(events)
-    assert stop.reason is StopReason.TOOL_REQUEST
-    assert [(c.name, c.arguments) for c in stop.tool_calls] == [("a", {"x": 1}), ("b", {"y": 2})]
-
-
-@pytest.mark.parametrize(
-    ("pieces", "expected"),
-    [
-        ([{"jsonPath": "$.a", "stringValue": "x"}, {"jsonPath": "$.a", "stringValue": "y"}],
-         {"a": "xy"}),
-        ([{"jsonPath": "$.l[1]", "numberValue": 2}], {"l": [None, 2]}),
-        ([{"jsonPath": "$['k k'].v", "boolValue": True}], {"k k": {"v": True}}),
-        ([{"jsonPath": "$.n", "nullValue": "NULL_VALUE"}], {"n": None}),
-        ([{"jsonPath": '$["q"][0].r', "stringValue": "s"}], {"q": [{"r": "s"}]}),
-    ],
-)  # fmt: skip
-def test_assemble_partial_args(pieces: list[dict[str, Any]], expected: dict[str, Any]) -> None:
-    """The partialArgs pieces build the arguments object their JSONPaths describe."""
-    assert assemble_partial_args({}, pieces) == (expected, None)
-
-
-@pytest.mark.parametrize("path", ["a.b", "$.", "$[x]", "$.a[", None])
-def test_unreadable_json_path_is_an_error(path: Any) -> None:
-    """An unreadable JSONPath makes an error (the call will not run), never an exception."""
-    _, error = assemble_partial_args({}, [{"jsonPath": path, "stringValue": "v"}])
-    assert error is not None
-
-
-def test_unreadable_partial_args_make_the_call_incomplete() -> None:
-    """A streamed call whose JSONPath cannot be read is complete=False, so nothing runs."""
-    events = [
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"name": "f", "willContinue": True}},
-        ]}}]},
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"partialArgs": [{"jsonPath": "oops", "stringValue": "v"}]}},
-        ]}}]},
-        {"candidates": [{"finishReason": "STOP"}]},
-    ]  # fmt: skip
-    stop = stopkit.normalize_stream(events)
-    assert stop.reason is StopReason.UNKNOWN
-    assert stop.tool_calls[0].complete is False
-    assert stop.runnable_tool_calls == ()
-
-
-def test_call_still_open_at_finish_reason_is_closed_with_a_note() -> None:
-    """A streamed call never closed before STOP keeps the arguments received, with a note."""
-    events = [
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"name": "f", "willContinue": True}},
-        ]}}]},
-        {"candidates": [{"content": {"parts": [
-            {"functionCall": {"partialArgs": [{"jsonPath": "$.a", "stringValue": "b"}],
-                              "willContinue": True}},
-        ]}}, ]},
-        {"candidates": [{"finishReason": "STOP"}]},
-    ]  # fmt: skip
-    stop = stopkit.normalize_stream(events)
-    assert stop.reason is StopReason.TOOL_REQUEST
-    assert stop.tool_calls[0].arguments == {"a": "b"}
-    assert any("still open" in note for note in stop.notes)
-
-
-def test_stream_notes_present() -> None:
-    """The adapter says how streaming differs, for the README's table."""
-    assert len(ADAPTER.stream_notes) >= 2

@@ -1,7 +1,8 @@
 """The hot path's shortcuts give exactly the answers of the plain code they replaced.
 
-`field()` reads pydantic models without `getattr`; `parse_arguments()` parses with pydantic-core
-before `json.loads`. Each is checked against the plain version.
+`wire()` reads a pydantic model's fields from its `__dict__` (extras merged) instead of by
+`getattr`; `parse_arguments()` parses with pydantic-core before `json.loads`. Each is checked
+against the plain version.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
-from stopkit.adapters._common import field, parse_arguments
+from stopkit.adapters._calls import parse_arguments
+from stopkit.adapters._wire import wire
 
 
 class Loose(BaseModel):
@@ -45,8 +47,29 @@ class Custom(BaseModel):
         return f"computed {name}"
 
 
-NAMES = ("kind", "content", "summary", "_secret", "extra_field", "absent", "model_config",
-         "method", "__class__")
+NAMES = (
+    "kind",
+    "content",
+    "summary",
+    "_secret",
+    "extra_field",
+    "absent",
+    "model_config",
+    "method",
+    "__class__",
+)
+
+
+def _plain_field(obj: BaseModel, name: str, default: Any) -> Any:
+    """A model's field or extra, read the plain way; anything else is not wire data.
+
+    A model with its own attribute lookup (`__getattr__`) is read by attribute, whatever it says.
+    """
+    if isinstance(obj, Custom):
+        return getattr(obj, name, default)
+    if name in type(obj).model_fields:
+        return getattr(obj, name, default)
+    return (obj.__pydantic_extra__ or {}).get(name, default)
 
 
 @pytest.mark.parametrize(
@@ -61,41 +84,39 @@ NAMES = ("kind", "content", "summary", "_secret", "extra_field", "absent", "mode
     ids=["loose", "loose-extra", "constructed", "strict", "custom-getattr"],
 )
 @pytest.mark.parametrize("name", NAMES)
-def test_field_matches_getattr_on_models(obj: BaseModel, name: str) -> None:
-    """For fields, extras, properties, private attributes, methods and absent names alike."""
+def test_wire_matches_getattr_on_fields_and_extras(obj: BaseModel, name: str) -> None:
+    """Fields and extras read as getattr reads them; properties, methods, privates are no data."""
     sentinel = object()
-    for _ in range(2):  # the first call decides the way and caches it; the second uses the cache
-        got = field(obj, name, sentinel)
-        want = getattr(obj, name, sentinel)
+    for _ in range(2):  # the first call decides the class's way and caches it; then the cache
+        got, want = wire(obj).get(name, sentinel), _plain_field(obj, name, sentinel)
         if callable(want) and not isinstance(want, type):
-            assert callable(got)
             assert got.__name__ == want.__name__
         else:
             assert got == want
 
 
-def test_field_same_class_different_extras() -> None:
+def test_wire_same_class_different_extras() -> None:
     """The cached way is per class: an extra present on one instance only is still found."""
-    assert field(Loose(), "extra_field", "d") == "d"
-    assert field(Loose(extra_field=3), "extra_field", "d") == 3
-    assert field(Loose(), "extra_field", "d") == "d"
+    assert wire(Loose()).get("extra_field", "d") == "d"
+    assert wire(Loose(extra_field=3)).get("extra_field", "d") == 3
+    assert wire(Loose()).get("extra_field", "d") == "d"
 
 
 @pytest.mark.parametrize("obj", [None, "text", 3, 2.5, True, [1], (1,)])
-def test_field_on_scalars_gives_the_default(obj: Any) -> None:
+def test_wire_on_scalars_gives_the_default(obj: Any) -> None:
     """None, strings, numbers, lists and tuples have no fields."""
-    assert field(obj, "index", "d") == "d"
+    assert wire(obj).get("index", "d") == "d"
 
 
-def test_field_on_mappings() -> None:
+def test_wire_on_mappings() -> None:
     """A dict and a dict subclass are read by key."""
 
     class Sub(dict[str, int]):
         pass
 
-    assert field({"a": 1}, "a") == 1
-    assert field(Sub(a=2), "a") == 2
-    assert field(Sub(), "a", "d") == "d"
+    assert wire({"a": 1}).get("a") == 1
+    assert wire(Sub(a=2)).get("a") == 2
+    assert wire(Sub()).get("a", "d") == "d"
 
 
 def _plain_parse(raw: str) -> tuple[dict[str, Any], str | None, bool, str | None]:
@@ -130,11 +151,32 @@ _JSON = st.recursive(
     max_leaves=20,
 )
 _EDGES = [
-    "", "   ", "\n", "{}", "[]", "null", "1", '"x"', '{"a": NaN}', '{"a": Infinity}',
-    '{"a": 1e400}', '{"a": "\\ud800"}', '{"a": "x\ty"}', '{"a": 1, "a": 2}',
-    '{"a": 123456789012345678901234567890}', ' {"a": 1} ', '{"a": 1} x', '{"a": 01}',
-    '{"a": 1.0000000000000002}', '{"a": -0}', '{"a": -0.0}', '{"é": "\\u00e9"}',
-    "[" * 300 + "]" * 300, '{"a":' * 300 + "1" + "}" * 300, "{'a': 1}", '{"a": 1,}',
+    "",
+    "   ",
+    "\n",
+    "{}",
+    "[]",
+    "null",
+    "1",
+    '"x"',
+    '{"a": NaN}',
+    '{"a": Infinity}',
+    '{"a": 1e400}',
+    '{"a": "\\ud800"}',
+    '{"a": "x\ty"}',
+    '{"a": 1, "a": 2}',
+    '{"a": 123456789012345678901234567890}',
+    ' {"a": 1} ',
+    '{"a": 1} x',
+    '{"a": 01}',
+    '{"a": 1.0000000000000002}',
+    '{"a": -0}',
+    '{"a": -0.0}',
+    '{"é": "\\u00e9"}',
+    "[" * 300 + "]" * 300,
+    '{"a":' * 300 + "1" + "}" * 300,
+    "{'a': 1}",
+    '{"a": 1,}',
 ]
 
 
@@ -167,9 +209,16 @@ def _anthropic_message() -> Any:
     from anthropic.types import Message
 
     return Message.model_validate(
-        {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-         "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn",
-         "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "Hi"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        }
     )
 
 
@@ -180,10 +229,9 @@ class _ClaimsEverything:
         return True
 
     def normalize(self, reply: Any) -> Any:
-        import stopkit
-        from stopkit.adapters._common import make_stop
+        from stopkit.adapters import Reading, Rules, decide
 
-        return make_stop(stopkit.StopReason.UNKNOWN, provider=self.name, raw=reply)
+        return decide(Reading(reply), Rules(self.name, "stop", {}))
 
 
 def test_detection_cache_yields_to_a_user_adapter_registered_later() -> None:
@@ -228,10 +276,32 @@ def _plain_reader(obj: Any) -> Any:
     return get
 
 
-_CHAT_NAMES = ("id", "choices", "usage", "error", "x_groq", "moderation", "message", "delta",
-               "content", "refusal", "tool_calls", "function_call", "finish_reason",
-               "stop_reason", "native_finish_reason", "content_filter_results", "index",
-               "function", "name", "arguments", "type", "absent", "model_config", "copy")
+_CHAT_NAMES = (
+    "id",
+    "choices",
+    "usage",
+    "error",
+    "x_groq",
+    "moderation",
+    "message",
+    "delta",
+    "content",
+    "refusal",
+    "tool_calls",
+    "function_call",
+    "finish_reason",
+    "stop_reason",
+    "native_finish_reason",
+    "content_filter_results",
+    "index",
+    "function",
+    "name",
+    "arguments",
+    "type",
+    "absent",
+    "model_config",
+    "copy",
+)
 
 
 @pytest.mark.parametrize("with_extras", [False, True])
@@ -243,19 +313,50 @@ def test_chat_reader_matches_getattr_reading(with_extras: bool) -> None:
     from stopkit.adapters._wire import wire
 
     extras = {"x_groq": {"id": "req_1"}, "native_finish_reason": "end_turn"} if with_extras else {}
-    body = {"id": "c1", "object": "chat.completion", "created": 1, "model": "m", **extras,
-            "choices": [{"index": 0, "finish_reason": "tool_calls", **extras,
-                         "message": {"role": "assistant", "content": None, **extras,
-                                     "tool_calls": [{"id": "t1", "type": "function",
-                                                     "function": {"name": "f",
-                                                                  "arguments": "{}"}}]}}]}
-    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
-             "choices": [{"index": 0, "delta": {"content": "Hi", **extras}, **extras}]}
+    body = {
+        "id": "c1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        **extras,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                **extras,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    **extras,
+                    "tool_calls": [
+                        {
+                            "id": "t1",
+                            "type": "function",
+                            "function": {"name": "f", "arguments": "{}"},
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    chunk = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "Hi", **extras}, **extras}],
+    }
     completion = construct_type(type_=ChatCompletion, value=body)
     streamed = construct_type(type_=ChatCompletionChunk, value=chunk)
-    objects = [completion, completion.choices[0], completion.choices[0].message,
-               completion.choices[0].message.tool_calls[0], streamed, streamed.choices[0],
-               streamed.choices[0].delta]
+    objects = [
+        completion,
+        completion.choices[0],
+        completion.choices[0].message,
+        completion.choices[0].message.tool_calls[0],
+        streamed,
+        streamed.choices[0],
+        streamed.choices[0].delta,
+    ]
     for obj in objects:
         for _ in range(2):
             got, want = wire(obj).get, _plain_reader(obj)
@@ -279,5 +380,41 @@ def test_import_stopkit_defers_the_loop_driver_and_wrap() -> None:
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout
     before, after = json.loads(out)
-    assert not {"stopkit._loop", "stopkit._handlers", "stopkit._wrap"} & set(before)
-    assert {"stopkit._loop", "stopkit._handlers", "stopkit._wrap", "stopkit._retry"} <= set(after)
+    assert not {"stopkit.loop", "stopkit.loop.handlers", "stopkit._wrap"} & set(before)
+    loop = {"stopkit.loop._driver", "stopkit.loop.handlers", "stopkit.loop._retry"}
+    assert {*loop, "stopkit._wrap"} <= set(after)
+
+
+def _tool_call_by_the_steps(call_id: Any, name: Any, raw: Any) -> Any:
+    """`tool_call` without its shortcut: the parse, then the name and id checks."""
+    from stopkit import ToolCall
+
+    arguments, arguments_json, complete, error = parse_arguments(raw)
+    if not isinstance(name, str) or not name:
+        complete, error = False, error or "the call has no tool name"
+        name = name if isinstance(name, str) else ""
+    if not isinstance(call_id, str):
+        if call_id is not None:
+            complete = False
+            error = error or f"the call's id is a {type(call_id).__name__}, not a string"
+        call_id = "" if call_id is None else str(call_id)
+    return ToolCall(id=call_id, name=name, arguments=arguments, arguments_json=arguments_json,
+                    complete=complete, error=error)  # fmt: skip
+
+
+@given(
+    st.one_of(st.none(), st.text(max_size=5), st.integers()),
+    st.one_of(st.none(), st.text(max_size=5)),
+    st.one_of(
+        st.none(),
+        st.text(max_size=30),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=3),
+        st.dictionaries(st.text(max_size=3), st.integers(), max_size=3).map(json.dumps),
+        st.lists(st.integers(), max_size=3).map(json.dumps),
+    ),
+)
+def test_tool_call_shortcut_gives_the_steps_answer(call_id: Any, name: Any, raw: Any) -> None:
+    """The usual call's shortcut builds exactly the call the general steps build."""
+    from stopkit.adapters._calls import tool_call
+
+    assert tool_call(call_id, name, raw) == _tool_call_by_the_steps(call_id, name, raw)

@@ -89,7 +89,7 @@ def test_ordinary_keys_are_kept(key: Any) -> None:
 )  # fmt: skip
 def test_logging_and_recording_agree_on_every_key(key: str) -> None:
     """A key logging redacts is exactly a key the transports redact in a JSON body."""
-    from stopkit._redact import redact_body
+    from stopkit._secrets import redact_value as redact_body
 
     logged = redact({key: "v"})[key] == REDACTED
     recorded = redact_body({key: "v"})[key] == "REDACTED"
@@ -148,3 +148,64 @@ def test_library_logging_never_shows_a_credential_or_an_unbounded_value(
         message = record.getMessage()
         assert len(message) < 1_000, message[:300]
         assert "sk-secret" not in message
+
+
+SECRET = "sk-live-Zq9VvTg2bQ7x"
+LEAKY_OVERRIDES = {
+    "pairs": {"extra_headers": [("X-Auth", SECRET), ("X-Trace", "t")]},
+    "x-auth": {"extra_headers": {"X-Auth": SECRET}},
+    "sas-sig": {"extra_query": {"sig": SECRET, "sv": "2024-01-01"}},
+    "camel-case": {"extra_body": {"accessToken": SECRET, "refreshToken": SECRET}},
+    "base-url": {"base_url": f"https://user:{SECRET}@proxy.example/v1"},
+    "url-in-text": {"note": f"see https://h.example/v1?key={SECRET}&alt=json"},
+}
+
+
+@pytest.mark.parametrize("overrides", LEAKY_OVERRIDES.values(), ids=list(LEAKY_OVERRIDES))
+def test_redact_covers_every_way_a_credential_reaches_overrides(overrides: dict[str, Any]) -> None:
+    """Header pairs, `X-Auth`, `sig`, camelCase keys, URL user info and URL keys are redacted."""
+    shown = clip(redact(overrides), 4000)
+    assert SECRET not in shown
+    assert REDACTED in shown
+
+
+def test_clip_scrubs_a_url_key_from_exception_text() -> None:
+    """An exception message holding a URL with `?key=` is logged without the key."""
+    error = ConnectionError(f"GET https://generativelanguage.example/v1?key={SECRET} failed")
+    assert SECRET not in clip(str(error))
+    assert SECRET not in clip(error)
+
+
+def test_loop_retry_warnings_never_show_a_credential(caplog: pytest.LogCaptureFixture) -> None:
+    """The loop's retry and "overrides already tried" warnings redact every kind of override."""
+    import stopkit
+    from stopkit import StopReason
+
+    reply = {"type": "message", "role": "assistant", "content": [], "stop_reason": "odd"}
+    calls: list[Any] = []
+
+    def call_model(messages: Any, **overrides: Any) -> Any:
+        calls.append(overrides)
+        if len(calls) == 1:
+            raise ConnectionError(f"POST https://u:{SECRET}@h.example/v1?key={SECRET}: reset")
+        return reply
+
+    retried: dict[str, Any] = {}
+    for overrides in LEAKY_OVERRIDES.values():
+        retried.update(overrides)
+
+    def same_again(ctx: Any) -> Any:
+        return stopkit.Retry(retried)
+
+    with caplog.at_level(logging.DEBUG, logger="stopkit"):
+        stopkit.run_loop(
+            call_model,
+            [{"role": "user", "content": "hi"}],
+            handlers={**stopkit.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again},
+            retry=stopkit.RetryPolicy(attempts=2, backoff=0, jitter=False),
+        )
+    messages = [record.getMessage() for record in caplog.records]
+    assert any("retrying" in m for m in messages), messages
+    assert any("already tried" in m for m in messages), messages
+    for message in messages:
+        assert SECRET not in message, message

@@ -219,3 +219,69 @@ def test_streamed_raw_is_the_rebuilt_reply(case: Any) -> None:
     stop = stopkit.normalize_stream(case.data["events"])
     assert isinstance(stop.raw, dict)
     same_stop(stopkit.normalize(stop.raw), stop)
+
+
+# --- the end of a stream (issue 12) ---------------------------------------------------------------
+
+
+def _chunk(content: str = "", **extra: Any) -> dict[str, Any]:
+    return {
+        "model": "qwen3:14b",
+        "created_at": "2025-06-09T17:58:50Z",
+        "message": {"role": "assistant", "content": content},
+        "done": False,
+        **extra,
+    }
+
+
+def _done(done_reason: str, eval_count: int = 57) -> dict[str, Any]:
+    return _chunk(done=True, done_reason=done_reason, prompt_eval_count=33, eval_count=eval_count)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "reason"),
+    [
+        ("length", "stop", stopkit.StopReason.OUTPUT_LIMIT),
+        ("unload", "stop", stopkit.StopReason.UNKNOWN),
+        ("", "stop", stopkit.StopReason.UNKNOWN),
+        ("stop", "length", stopkit.StopReason.OUTPUT_LIMIT),
+    ],
+)
+def test_the_stricter_of_two_done_chunks_wins(
+    first: str, second: str, reason: stopkit.StopReason
+) -> None:
+    """A second done chunk replaces the done_reason only when it is at least as strict."""
+    stop = stopkit.normalize_stream([_chunk("Hi"), _done(first), _done(second)])
+    assert stop.reason is reason
+
+
+def test_nothing_after_the_done_chunk_changes_the_reply() -> None:
+    """Text and tool calls sent after `done: true` are not taken; a note counts the chunks."""
+    call = {"function": {"name": "wire_money", "arguments": {"to": "x"}}}
+    late = _chunk(" and more")
+    late["message"]["tool_calls"] = [call]
+    stop = stopkit.normalize_stream([_chunk("Done."), _done("stop"), late])
+    assert (stop.reason, stop.text, stop.tool_calls) == (stopkit.StopReason.COMPLETED, "Done.", ())
+    assert any("1 event arrived after the done: true chunk" in n for n in stop.notes), stop.notes
+
+
+def test_token_counts_of_a_later_chunk_are_still_read() -> None:
+    """Counts sent after the done chunk replace the earlier ones (they are the reply's totals)."""
+    stop = stopkit.normalize_stream([_chunk("Hi"), _done("stop", 5), _done("stop", 6)])
+    assert (stop.reason, stop.usage and stop.usage.output_tokens) == (
+        stopkit.StopReason.COMPLETED,
+        6,
+    )
+
+
+def test_usage_is_prompt_eval_count_and_eval_count() -> None:
+    """prompt_eval_count is the input, eval_count the output; a prompt served from cache is None."""
+    reply = _reply("stop.json")
+    stop = stopkit.normalize(reply)
+    assert stop.usage is not None
+    assert (stop.usage.input_tokens, stop.usage.output_tokens) == (33, 57)
+    assert stop.details["usage"] == {"prompt_eval_count": 33, "eval_count": 57}
+    cached = {k: v for k, v in reply.items() if k != "prompt_eval_count"}
+    usage = stopkit.normalize(cached).usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens) == (None, 57)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import typing
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from stopkit.adapters.openai_chat import (
 )
 from tests._adapters import ADAPTER_OF_WIRE
 from tests._corpus import rows
+from tests._literals import literal_values
 from tests._payloads import PAYLOADS, load_cases, same_stop
 
 ADAPTER = OpenAIChatAdapter()
@@ -37,16 +37,6 @@ def _reply(name: str) -> Any:
     return _case(name)["reply"]
 
 
-def _literal_values(annotation: Any) -> set[str]:
-    """The strings of a Literal, also inside Optional/Union."""
-    if typing.get_origin(annotation) is typing.Literal:
-        return {v for v in typing.get_args(annotation) if isinstance(v, str)}
-    out: set[str] = set()
-    for arg in typing.get_args(annotation):
-        out |= _literal_values(arg)
-    return out
-
-
 # --- the tables against the installed SDK and the payload files -----------------------------
 
 
@@ -60,7 +50,7 @@ def test_every_sdk_finish_reason_is_mapped(choice_type: str) -> None:
 
     module_name, _, name = choice_type.partition(":")
     choice = getattr(importlib.import_module(module_name), name)
-    values = _literal_values(choice.model_fields["finish_reason"].annotation)
+    values = literal_values(choice.model_fields["finish_reason"].annotation)
     assert values >= {"stop", "length", "tool_calls", "content_filter", "function_call"}
     assert values - FINISH_REASON.keys() == set()
 

@@ -21,12 +21,16 @@ def test_all_is_pinned_and_sorted() -> None:
         # the loop driver
         "Action", "Continue", "DEFAULT_HANDLERS", "Escalate", "Escalated", "Escalation", "Finish",
         "Handler", "Loop", "LoopContext", "LoopEnded", "LoopEvent", "LoopSettings", "ModelReplied",
-        "Outcome", "Retry", "Termination", "ToolCalled", "ToolReturned", "ToolRun", "TurnStarted",
+        "Outcome", "Retry", "Termination", "TextDelta", "ToolCalled", "ToolReturned", "ToolRun",
+        "TurnStarted",
         "arun_loop", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
         "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
         "run_loop", "run_tool_calls",
         # the loop's failure handling
         "ModelCallError", "ModelCallFailed", "RetryPolicy",
+        # durable runs
+        "InvalidRunId", "Journal", "JournalError", "JournalMismatch", "JournalTooNew",
+        "JournalUnreadable", "PostgresJournal", "RunLocked", "SqliteJournal", "tool",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)

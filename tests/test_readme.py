@@ -79,6 +79,16 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert command.group(0) in (ROOT / ".ci" / "run").read_text()
 
 
+def test_readme_lists_every_watched_wrap_form() -> None:
+    """Every call form the wrap tests watch is named in the README's list, and nothing else."""
+    from tests.wrap.forms import FORMS
+
+    text = README.read_text()
+    listed = text[text.index("<!-- wrap-forms:start -->") : text.index("<!-- wrap-forms:end -->")]
+    named = set(re.findall(r"`([\w.()]+)`", listed)) - {"beta.messages", "client.aio"}
+    assert named == {form.name for form in FORMS}
+
+
 def _rewrite_table() -> None:
     from stopkit._reason_table import reason_table
 

@@ -12,16 +12,26 @@ from pydantic import Field, ValidationError
 import stopkit
 from stopkit import Stop, StopReason, ToolCall
 from stopkit._stop import _slot_setter
-from stopkit.adapters._common import make_stop, parse_arguments, tool_call
+from stopkit.adapters import Reading, Rules, decide, tool_call
+from stopkit.adapters._calls import parse_arguments
+
+_RULES = Rules("p", "stop", {"tool_use": (StopReason.TOOL_REQUEST, None),
+                             "end": (StopReason.COMPLETED, None)})  # fmt: skip
 
 
-def test_make_stop_equals_a_validated_stop() -> None:
+def make_stop(raw: object = None, raw_reason: object = "end", calls: tuple[ToolCall, ...] = (),
+              notes: tuple[str, ...] = ()) -> Stop:  # fmt: skip
+    """A Stop as the engine builds one (the one builder, unvalidated)."""
+    reading = Reading(raw, raw_reason)
+    reading.calls = calls
+    reading.notes.extend(notes)
+    return decide(reading, _RULES)
+
+
+def test_the_engine_builds_what_validation_would() -> None:
     """A Stop built on the hot path equals one built through validation, field for field."""
     raw = {"any": "reply"}
-    fast = make_stop(
-        StopReason.TOOL_REQUEST, provider="p", raw=raw, raw_reason="tool_use",
-        tool_calls=(tool_call("c1", "f", '{"x": 1}'),), notes=["a note"],
-    )  # fmt: skip
+    fast = make_stop(raw, "tool_use", (tool_call("c1", "f", '{"x": 1}'),), ("a note",))
     slow = Stop(
         reason="tool_request", provider="p", raw=raw, raw_reason="tool_use",
         tool_calls=(ToolCall(id="c1", name="f", arguments={"x": 1}, arguments_json='{"x": 1}'),),
@@ -41,7 +51,7 @@ def test_fast_models_copy_pickle_and_print_like_validated_ones() -> None:
     cut = {"complete": False}
     assert fast.model_copy(update=cut) == slow.model_copy(update=cut)
     assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (None, None)
-    stop = make_stop(StopReason.COMPLETED, provider="p", raw=None, tool_calls=(fast,))
+    stop = make_stop(calls=(fast,))
     assert pickle.loads(pickle.dumps(stop)) == stop
 
 
@@ -55,7 +65,7 @@ def test_slot_setter_falls_back_to_object_setattr() -> None:
 
 def test_stop_is_immutable() -> None:
     """Assigning to a Stop field raises: a Stop is a value."""
-    stop = make_stop(StopReason.COMPLETED, provider="p", raw=None)
+    stop = make_stop()
     with pytest.raises(ValidationError):
         stop.reason = StopReason.UNKNOWN  # type: ignore[misc]
 
@@ -66,15 +76,13 @@ def test_raw_reason_keeps_ints_and_enum_values() -> None:
     class Finish(str, Enum):  # noqa: UP042 - the shape of google-genai's enums
         STOP = "STOP"
 
-    assert make_stop(StopReason.COMPLETED, provider="p", raw=None, raw_reason=1).raw_reason == 1
-    assert make_stop(
-        StopReason.COMPLETED, provider="p", raw=None, raw_reason=Finish.STOP
-    ).raw_reason == "STOP"
+    assert make_stop(raw_reason=1).raw_reason == 1
+    assert make_stop(raw_reason=Finish.STOP).raw_reason == "STOP"
 
 
 def test_raw_reason_of_a_wrong_type_is_kept_in_details() -> None:
     """A stop value that is neither str nor int is not lost: it moves to details['raw_reason']."""
-    stop = make_stop(StopReason.UNKNOWN, provider="p", raw=None, raw_reason=["odd"])
+    stop = make_stop(raw_reason=["odd"])
     assert stop.raw_reason is None
     assert stop.details["raw_reason"] == ["odd"]
 
@@ -141,3 +149,14 @@ def test_the_builder_refuses_a_name_the_model_does_not_declare() -> None:
         unvalidated(Stop)({"reason": StopReason.COMPLETED, "provider": "p", "typo": 1})
     with pytest.raises(TypeError, match=r"Stop.provider is required"):
         unvalidated(Stop)({"reason": StopReason.COMPLETED})
+
+
+def test_cut_gives_what_model_copy_would() -> None:
+    """A call marked incomplete equals the validated copy with the same update."""
+    from stopkit.adapters import cut
+
+    call = tool_call("c1", "f", '{"x": 1}')
+    update = {"complete": False, "error": "cut"}
+    assert cut(call, "cut") == call.model_copy(update=update)
+    assert cut(cut(call, "first"), "second").error == "first"
+    assert cut(cut(call, "first"), "second", overrule=True).error == "second"

@@ -20,11 +20,12 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from stopkit._stop import Stop, ToolCall
+from stopkit._stop import ToolCall
+from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
 from stopkit.adapters._calls import cut, parse_arguments
 from stopkit.adapters._calls import tool_call as make_call
-from stopkit.adapters._engine import decide, stricter
+from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import listed, to_json, wire
 
@@ -58,7 +59,7 @@ class _Block:
         self.stopped = False
 
 
-class AnthropicStream:
+class AnthropicStream(Accumulator):
     """Collects one Messages API stream into the `Stop` its non-streaming twin gives.
 
     Example:
@@ -69,8 +70,10 @@ class AnthropicStream:
         <StopReason.COMPLETED: 'completed'>
     """
 
+    rules = RULES
+
     def __init__(self, read: Callable[[Any], Reading]) -> None:
-        self._read = read
+        super().__init__(read)
         self._message: Any = None
         self._blocks: dict[Any, _Block] = {}
         self._stop_reason: Any = None
@@ -82,7 +85,6 @@ class AnthropicStream:
         self._stray = 0
         self._late = 0
         self._events = 0
-        self._cached: Stop | None = None
 
     def feed(self, event: Any) -> None:
         """Take one stream event (an SDK event object or the parsed JSON `data:` object)."""
@@ -169,12 +171,6 @@ class AnthropicStream:
             if value is not None:
                 self._usage[name] = to_json(value)
 
-    def result(self) -> Stop:
-        """Return the `Stop` of what was fed so far (`stream_incomplete` before `message_stop`)."""
-        if self._cached is None:
-            self._cached = decide(self._reading(), RULES)
-        return self._cached
-
     def _reading(self) -> Reading:
         content: list[dict[str, Any]] = []
         calls: list[ToolCall] = []
@@ -214,25 +210,22 @@ class AnthropicStream:
         }
         if self._usage:
             raw["usage"] = self._usage
-        reading = self._read(raw)
+        error = to_json(self._error, drop_none=True) if self._error is not None else None
+        said = wire(error)
+        reading = self._settle(
+            self._read(raw),
+            end="message_stop",
+            ended=self._ended,
+            late=self._late,
+            error=error,
+            error_note=f"the stream carried an error event ({said.get('type')}: "
+            f"{said.get('message')})",
+        )
         # The calls as streamed: a block whose input never finished, or whose pieces are not
         # JSON, is incomplete (the rebuilt reply can only hold what parsed).
         reading.calls = calls
-        reading.ended = self._ended
-        notes = reading.notes
-        if self._error is not None:
-            error = to_json(self._error, drop_none=True)
-            reading.error = reading.details["error"] = error
-            said = wire(error)
-            notes.append(
-                f"the stream carried an error event ({said.get('type')}: {said.get('message')})"
-            )
-        if not self._ended:
-            notes.append(f"the stream ended after {self._events} events without message_stop")
         if self._stray:
-            notes.append(f"{self._stray} block events named no started block: ignored")
-        if self._late:
-            notes.append(f"{self._late} events arrived after message_stop: ignored")
+            reading.notes.append(f"{self._stray} block events named no started block: ignored")
         return reading
 
 

@@ -3,23 +3,37 @@
 Events are boto3's one-key dicts (`{"contentBlockDelta": {...}}`, as `response["stream"]`
 yields them) or the same event flattened with its name in `type` (a proxy that names the event
 in the SSE `event:` line). Fragments are appended to lists and joined once; the reply is
-reassembled in the Converse shape and read by the non-streaming rules, so a stream and its
-non-streaming twin give the same `Stop`.
+reassembled in the Converse shape and read by the adapter's own reader (given to the
+accumulator), so a stream and its non-streaming twin give the same `Stop`.
+
+The stream ends at `messageStop`, or at an exception event. After the end, no block event
+changes the reply (a note counts them); the `metadata` event (usage, the guardrail trace),
+InvokeModel's guardrail fields and a stricter stop value are still read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from stopkit._stop import Stop, StopReason
-from stopkit.adapters._common import field, make_stop, parse_arguments
-from stopkit.adapters.bedrock import PROVIDER, STREAM_ERRORS, read_content, read_reply
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERRORS
+from stopkit.adapters._calls import parse_arguments
+from stopkit.adapters._engine import stricter
+from stopkit.adapters._reading import Reading
+from stopkit.adapters._wire import wire
 
 __all__ = ["BedrockStream"]
 
 #: Top-level fields of the InvokeModel (Nova) chunks worth keeping, copied onto the reply.
-_TOP_FIELDS = ("amazon-bedrock-guardrailAction", "amazon-bedrock-trace")
+_TOP_FIELDS = frozenset({"amazon-bedrock-guardrailAction", "amazon-bedrock-trace"})
+
+#: Events that build the message: after the end, they change nothing.
+_MESSAGE_EVENTS = frozenset(
+    {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop"}
+)
+
+_CUT = {"complete": False, "error": "the stream ended before the call's input did"}
 
 
 class _Block:
@@ -75,12 +89,44 @@ class _Block:
             return {"citationsContent": cited}
         return {"text": text} if text else None
 
+    def delta(self, delta: Any) -> None:
+        """Take one `contentBlockDelta.delta`: text, tool input, reasoning, a citation, results."""
+        text = delta.get("text")
+        if type(text) is str:
+            self.texts.append(text)
+            return
+        tool = delta.get("toolUse")
+        if tool is not None:
+            fragment = wire(tool).get("input")
+            if type(fragment) is str:
+                self.inputs.append(fragment)
+            return
+        reasoning = delta.get("reasoningContent")
+        if reasoning is not None:
+            said = wire(reasoning)
+            piece = said.get("text")
+            if type(piece) is str:
+                self.reasoning.append(piece)
+            if said.get("signature") is not None:
+                self.signature = said.get("signature")
+            if said.get("redactedContent") is not None:
+                self.redacted = said.get("redactedContent")
+            return
+        citation = delta.get("citation")
+        if citation is not None:
+            self.citations.append(citation)
+            return
+        result = delta.get("toolResult")
+        if isinstance(result, list):
+            self.result_content.extend(result)
 
-class BedrockStream:
+
+class BedrockStream(Accumulator):
     """Accumulates one ConverseStream into the `Stop` of its reassembled reply.
 
     Example:
-        >>> acc = BedrockStream()
+        >>> from stopkit.adapters.bedrock import read
+        >>> acc = BedrockStream(read)
         >>> for event in [{"messageStart": {"role": "assistant"}},
         ...     {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Hi"}}},
         ...     {"messageStop": {"stopReason": "end_turn"}}]:
@@ -89,17 +135,23 @@ class BedrockStream:
         ('completed', 'Hi')
     """
 
-    def __init__(self) -> None:
+    rules = RULES
+
+    def __init__(self, read: Callable[[Any], Reading]) -> None:
+        super().__init__(read)
         self._blocks: dict[int, _Block] = {}
         self._role: Any = "assistant"
-        self._stop: Any = None
-        self._top: dict[str, Any] = {}
+        self._stop: dict[str, Any] | None = None
+        self._held: Any = None  # the terminal signal that stands: a stopReason or an exception
+        self._held_error = False
         self._error: tuple[str, Any] | None = None
+        self._top: dict[str, Any] = {}
+        self._end = ""  # the event that ended the stream ("" while it has not ended)
         self._ignored = 0
-        self._cached: Stop | None = None
+        self._late = 0
 
     def _block(self, payload: Any) -> _Block:
-        index = field(payload, "contentBlockIndex", 0)
+        index = payload.get("contentBlockIndex", 0)
         if not isinstance(index, int):
             index = 0
         block = self._blocks.get(index)
@@ -117,66 +169,61 @@ class BedrockStream:
             event = dict(event)
         kind = event.get("type")
         if isinstance(kind, str):
-            self._take(kind, event)
-            return
-        for key, payload in event.items():
-            self._take(key, payload)
+            late = self._take(kind, event)
+        else:
+            late = False
+            for key, payload in event.items():
+                late = self._take(key, payload) or late
+        if late:
+            self._late += 1
 
-    def _take(self, kind: str, payload: Any) -> None:
-        if kind == "contentBlockDelta":
-            delta = field(payload, "delta")
-            block = self._block(payload)
-            text = field(delta, "text")
-            if isinstance(text, str):
-                block.texts.append(text)
-                return
-            tool = field(delta, "toolUse")
-            if tool is not None:
-                fragment = field(tool, "input")
-                if isinstance(fragment, str):
-                    block.inputs.append(fragment)
-                return
-            reasoning = field(delta, "reasoningContent")
-            if reasoning is not None:
-                piece = field(reasoning, "text")
-                if isinstance(piece, str):
-                    block.reasoning.append(piece)
-                if field(reasoning, "signature") is not None:
-                    block.signature = field(reasoning, "signature")
-                if field(reasoning, "redactedContent") is not None:
-                    block.redacted = field(reasoning, "redactedContent")
-                return
-            citation = field(delta, "citation")
-            if citation is not None:
-                block.citations.append(citation)
-                return
-            result = field(delta, "toolResult")
-            if isinstance(result, list):
-                block.result_content.extend(result)
-        elif kind == "contentBlockStart":
-            block = self._block(payload)
-            start = field(payload, "start")
-            tool = field(start, "toolUse")
-            if type(tool) is dict:
-                block.tool = dict(tool)
-            result = field(start, "toolResult")
-            if type(result) is dict:
-                block.result = dict(result)
-        elif kind == "contentBlockStop":
-            self._block(payload).stopped = True
+    def _take(self, kind: Any, payload: Any) -> bool:
+        """Take one event's member; True when it would build the message after the end."""
+        if kind in _MESSAGE_EVENTS:
+            if self._end:
+                return True
+            fields = wire(payload)
+            if kind == "contentBlockDelta":
+                self._block(fields).delta(wire(fields.get("delta")))
+            elif kind == "contentBlockStart":
+                block = self._block(fields)
+                start = wire(fields.get("start"))
+                tool = start.get("toolUse")
+                if type(tool) is dict:
+                    block.tool = dict(tool)
+                result = start.get("toolResult")
+                if type(result) is dict:
+                    block.result = dict(result)
+            elif kind == "contentBlockStop":
+                self._block(fields).stopped = True
+            else:  # messageStart
+                self._role = fields.get("role", "assistant")
         elif kind == "messageStop":
-            self._stop = payload if type(payload) is dict else {"stopReason": payload}
-        elif kind == "messageStart":
-            self._role = field(payload, "role", "assistant")
+            stop = payload if type(payload) is dict else {"stopReason": payload}
+            if self._signal(stop.get("stopReason"), error=False):
+                self._stop = stop
+            self._end = self._end or kind
         elif kind == "metadata":
+            fields = wire(payload)
             for name in ("usage", "metrics", "trace"):
-                value = field(payload, name)
+                value = fields.get(name)
                 if value is not None:
                     self._top[name] = value
         elif kind in _TOP_FIELDS:
             self._top[kind] = payload
-        elif kind in STREAM_ERRORS and self._error is None:
-            self._error = (kind, payload)
+        elif kind in STREAM_ERRORS:
+            if self._error is None:
+                self._error = (kind, payload)
+            self._signal(kind, error=True)
+            self._end = self._end or kind
+        return False
+
+    def _signal(self, value: Any, *, error: bool) -> bool:
+        """Hold a terminal signal unless the one held is stricter (a later, milder one loses)."""
+        if self._end and not stricter(SIGNALS, self._held, value):
+            return False
+        self._held, self._held_error = value, error
+        return True
 
     def reply(self) -> dict[str, Any]:
         """Return the reply reassembled so far, in the shape Converse returns it."""
@@ -192,59 +239,35 @@ class BedrockStream:
         reply.update(self._top)
         return reply
 
-    def result(self) -> Stop:
-        """Return the `Stop` for what was fed so far (`stream_incomplete` before messageStop)."""
-        if self._cached is None:
-            stop = self._result()
-            if self._ignored:
-                note = f"{self._ignored} event(s) that are not ConverseStream events: ignored"
-                stop = stop.model_copy(update={"notes": (*stop.notes, note)})
-            self._cached = stop
-        return self._cached
-
-    def _result(self) -> Stop:
-        reply = self.reply()
-        if self._error is None and self._stop is not None:
-            return read_reply(reply, reply)
-        notes: list[str] = []
-        text, calls, _ = read_content(reply["output"]["message"]["content"], notes)
-        details: dict[str, Any] = {k: v for k, v in reply.items() if k in _TOP_FIELDS}
-        if "trace" in reply:
-            details["trace"] = reply["trace"]
-        if self._error is not None:
-            kind, payload = self._error
-            reason, detail = STREAM_ERRORS[kind]
-            notes.insert(0, f"the stream ended with a {kind} event: {field(payload, 'message')}")
-            details["error"] = {kind: payload}
-            raw_reason: Any = kind
-        else:
-            reason, detail, raw_reason = StopReason.UNKNOWN, "stream_incomplete", None
-            notes.insert(0, "the stream ended without its messageStop event")
-        # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
-        unfinished = {
-            "" if (use_id := field(b.tool, "toolUseId")) is None else str(use_id)
-            for b in self._blocks.values()
-            if b.tool is not None and not b.stopped
-        }
-        calls = [
-            call.model_copy(
-                update={
-                    "complete": False,
-                    "error": call.error or "the stream ended before the call's input did",
-                }
-            )
-            if call.id in unfinished
-            else call
-            for call in calls
-        ]
-        return make_stop(
-            reason,
-            provider=PROVIDER,
-            raw=reply,
-            raw_reason=raw_reason,
-            detail=detail,
-            text=text,
-            tool_calls=tuple(calls),
-            notes=notes,
-            details=details,
+    def _reading(self) -> Reading:
+        kind, payload = self._error or ("", None)
+        reading = self._settle(
+            self._read(self.reply()),
+            end=f"{self._end or 'messageStop'} event",
+            ended=bool(self._end),
+            late=self._late,
+            error={kind: payload} if kind else None,
+            error_note=f"the stream carried a {kind} event: {wire(payload).get('message')}",
         )
+        if self._held_error:
+            reading.raw_reason = self._held
+            reading.verdict = STREAM_ERRORS[self._held]
+        if not self._end or self._held_error:
+            # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
+            unfinished = {
+                "" if (use_id := block.tool.get("toolUseId")) is None else str(use_id)
+                for block in self._blocks.values()
+                if block.tool is not None and not block.stopped
+            }
+            if unfinished:
+                # Said instead of any parse error: the input was cut, which is why it may not
+                # parse.
+                reading.calls = [
+                    call.model_copy(update=_CUT) if call.id in unfinished else call
+                    for call in reading.calls
+                ]
+        if self._ignored:
+            reading.notes.append(
+                f"{self._ignored} event(s) that are not ConverseStream events: ignored"
+            )
+        return reading

@@ -81,6 +81,25 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     An id that is not a string (a list, an object, a number) could never be matched by the
     result the loop sends back: the call keeps the id's text and is not runnable.
     """
+    if type(name) is str and name and type(call_id) is str:
+        # The usual call, built as the steps below build it, without their calls (every tool
+        # request comes through here): a JSON object's text within the size bound, or a dict.
+        kind = type(raw_arguments)
+        if kind is str and 0 < len(raw_arguments) <= MAX_ARGUMENTS_CHARS:
+            try:
+                value = from_json(raw_arguments, cache_strings=False)
+            except (ValueError, RecursionError):
+                value = None  # parse_arguments below decides, and words the error
+            if type(value) is dict:
+                return _fast_tool_call(
+                    {"id": call_id, "name": name, "arguments": value,
+                     "arguments_json": raw_arguments, "complete": True, "error": None}
+                )  # fmt: skip
+        elif kind is dict:
+            return _fast_tool_call(
+                {"id": call_id, "name": name, "arguments": dict(raw_arguments),
+                 "arguments_json": None, "complete": True, "error": None}
+            )  # fmt: skip
     arguments, arguments_json, complete, error = parse_arguments(raw_arguments)
     if type(name) is not str or not name:
         complete, error = False, error or "the call has no tool name"
@@ -102,8 +121,12 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     )
 
 
-def cut(call: ToolCall, why: str) -> ToolCall:
-    """Return `call` marked incomplete (its own error kept first), or `call` if it already is."""
-    if not call.complete:
+def cut(call: ToolCall, why: str, *, overrule: bool = False) -> ToolCall:
+    """Return `call` marked incomplete, saying `why`.
+
+    A call that is incomplete already keeps its own error, unless `overrule` (the reason that
+    matters most to a reader, e.g. that the reply was cut inside this very call).
+    """
+    if not call.complete and not overrule:
         return call
-    return call.model_copy(update={"complete": False, "error": why})
+    return _fast_tool_call({**call.__dict__, "complete": False, "error": why})

@@ -4,16 +4,24 @@ Events (cohere-python 7.3.1, `cohere/v2/types/v2chat_stream_response.py`): `mess
 `content-start` / `content-delta` / `content-end` (text or thinking, by `index`),
 `tool-plan-delta`, `tool-call-start` / `tool-call-delta` / `tool-call-end` (argument fragments
 by `index`), `citation-start` / `citation-end`, `debug`, and the terminal `message-end`
-(`delta.finish_reason`, `delta.error`).
+(`delta.finish_reason`, `delta.error`, `delta.usage`).
+
+Fragments are appended to lists and joined once, into the reply they amount to, which the
+adapter's own reader (given to the accumulator) reads. After `message-end` no content or call
+event changes the reply (a note counts them); a later `message-end` is read for its usage and
+its error, and for its finish_reason only when that is stricter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall
-from stopkit.adapters._common import field, make_stop
-from stopkit.adapters.cohere import NAME, build_call, decide
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._cohere_rules import FINISH_REASON, RULES
+from stopkit.adapters._engine import stricter
+from stopkit.adapters._reading import Reading
+from stopkit.adapters._wire import wire
 
 __all__ = ["EVENT_TYPES", "CohereStream"]
 
@@ -34,6 +42,14 @@ EVENT_TYPES = frozenset(
     }
 )
 
+#: Events that build the reply: after message-end, they change nothing.
+_CONTENT_EVENTS = EVENT_TYPES - {"message-end", "debug"}
+
+_CUT = {
+    "complete": False,
+    "error": "the stream ended before this call's arguments were complete",
+}
+
 
 class _Call:
     """One tool call being streamed: id and name from its start, argument fragments after."""
@@ -43,38 +59,42 @@ class _Call:
     def __init__(self, call_id: Any, name: Any, first: Any) -> None:
         self.id = call_id
         self.name = name
-        self.fragments: list[str] = [first] if isinstance(first, str) and first else []
+        self.fragments: list[str] = [first] if type(first) is str and first else []
         self.ended = False
 
 
-def _message(event: Any) -> Any:
-    return field(field(event, "delta"), "message")
+def _message(fields: Any) -> Any:
+    return wire(wire(fields.get("delta")).get("message"))
 
 
 # The key of events whose `index` cannot be one (a list, an object): they share one slot.
 _ODD_INDEX: Any = object()
 
 
-def _index(event: Any) -> Any:
+def _index(fields: Any) -> Any:
     """The index an event names, as a dict key (never an unhashable value)."""
-    index = field(event, "index")
+    index = fields.get("index")
     return index if index is None or isinstance(index, int | str | float) else _ODD_INDEX
 
 
-class CohereStream:
+class CohereStream(Accumulator):
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply rebuilt from the events (a v2 Chat-shaped dict holding the
-    text parts, tool_plan, tool calls and citations; thinking is not kept).
+    text parts, tool_plan, tool calls, citations and usage; thinking is not kept).
 
     Example:
-        >>> acc = CohereStream()
+        >>> from stopkit.adapters.cohere import read
+        >>> acc = CohereStream(read)
         >>> acc.feed({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
         >>> acc.result().reason.value
-        'unknown'
+        'completed'
     """
 
-    def __init__(self) -> None:
+    rules = RULES
+
+    def __init__(self, read: Callable[[Any], Reading]) -> None:
+        super().__init__(read)
         self._kinds: dict[Any, str] = {}
         self._texts: dict[Any, list[str]] = {}
         self._plan: list[str] = []
@@ -85,62 +105,84 @@ class CohereStream:
         self._error: Any = None
         self._id: Any = None
         self._usage: Any = None
+        self._late = 0
 
     def feed(self, event: Any) -> None:
         """Take one event (an SDK stream event or the parsed JSON `data:` object)."""
-        kind = field(event, "type")
-        if kind == "content-delta":
-            index = _index(event)
+        self._cached = None
+        fields = wire(event)
+        kind = fields.get("type")
+        if kind == "message-end":
+            self._end(wire(fields.get("delta")))
+        elif self._ended:
+            if kind in _CONTENT_EVENTS:
+                self._late += 1  # the reply has ended: nothing else changes it
+        elif kind == "content-delta":
+            index = _index(fields)
             if self._kinds.get(index, "text") == "text":
-                text = field(field(_message(event), "content"), "text")
-                if isinstance(text, str):
+                text = wire(_message(fields).get("content")).get("text")
+                if type(text) is str:
                     self._texts.setdefault(index, []).append(text)
         elif kind == "tool-call-delta":
-            call = self._calls.get(_index(event))
-            piece = field(field(field(_message(event), "tool_calls"), "function"), "arguments")
-            if call is not None and isinstance(piece, str):
+            call = self._calls.get(_index(fields))
+            item = wire(_message(fields).get("tool_calls"))
+            piece = wire(item.get("function")).get("arguments")
+            if call is not None and type(piece) is str:
                 call.fragments.append(piece)
         elif kind == "tool-plan-delta":
-            piece = field(_message(event), "tool_plan")
-            if isinstance(piece, str):
+            piece = _message(fields).get("tool_plan")
+            if type(piece) is str:
                 self._plan.append(piece)
         elif kind == "content-start":
-            index = _index(event)
-            content = field(_message(event), "content")
-            part = field(content, "type")
-            self._kinds[index] = part if isinstance(part, str) else "text"
-            text = field(content, "text")
-            if self._kinds[index] == "text" and isinstance(text, str) and text:
-                self._texts.setdefault(index, []).append(text)
+            self._start_content(fields)
         elif kind == "tool-call-start":
-            item = field(_message(event), "tool_calls")
-            function = field(item, "function")
-            self._calls[_index(event)] = _Call(
-                field(item, "id"), field(function, "name"), field(function, "arguments")
+            item = wire(_message(fields).get("tool_calls"))
+            function = wire(item.get("function"))
+            self._calls[_index(fields)] = _Call(
+                item.get("id"), function.get("name"), function.get("arguments")
             )
         elif kind == "tool-call-end":
-            call = self._calls.get(_index(event))
+            call = self._calls.get(_index(fields))
             if call is not None:
                 call.ended = True
         elif kind == "citation-start":
-            citation = field(_message(event), "citations")
+            citation = _message(fields).get("citations")
             if citation is not None:
                 self._citations.append(citation)
         elif kind == "message-start":
-            self._id = field(event, "id")
-        elif kind == "message-end":
-            delta = field(event, "delta")
-            self._ended = True
-            self._finish_reason = field(delta, "finish_reason")
-            self._error = field(delta, "error")
-            self._usage = field(delta, "usage")
+            self._id = fields.get("id")
 
-    def _reply(self, text: str, plan: str, calls: list[ToolCall]) -> dict[str, Any]:
+    def _start_content(self, fields: Any) -> None:
+        index = _index(fields)
+        content = wire(_message(fields).get("content"))
+        part = content.get("type")
+        kind = self._kinds[index] = part if type(part) is str else "text"
+        text = content.get("text")
+        if kind == "text" and type(text) is str and text:
+            self._texts.setdefault(index, []).append(text)
+
+    def _end(self, delta: Any) -> None:
+        """Take a message-end: the first one ends the reply; a later one is read as noted."""
+        if self._ended:
+            self._late += 1
+        value = delta.get("finish_reason")
+        if not self._ended or stricter(FINISH_REASON, self._finish_reason, value):
+            self._finish_reason = value
+        error = delta.get("error")
+        if error is not None and self._error is None:
+            self._error = error
+        usage = delta.get("usage")
+        if usage is not None:
+            self._usage = usage
+        self._ended = True
+
+    def _reply(self) -> dict[str, Any]:
         """The reply rebuilt from the events: what the non-streaming endpoint would have sent."""
         message: dict[str, Any] = {"role": "assistant"}
+        plan = "".join(self._plan)
         if plan:
             message["tool_plan"] = plan
-        if calls:
+        if self._calls:
             message["tool_calls"] = [
                 {
                     "id": pending.id,
@@ -149,7 +191,8 @@ class CohereStream:
                 }
                 for pending in self._calls.values()
             ]
-        if text or not calls:
+        text = "".join("".join(parts) for parts in self._texts.values())
+        if text or not self._calls:
             message["content"] = [{"type": "text", "text": text}] if text else []
         if self._citations:
             message["citations"] = list(self._citations)
@@ -162,48 +205,21 @@ class CohereStream:
             reply["usage"] = self._usage
         return reply
 
-    def result(self) -> Stop:
-        """Return the `Stop` for what was fed so far (`stream_incomplete` before message-end)."""
-        notes: list[str] = []
-        details: dict[str, Any] = {}
-        plan = "".join(self._plan)
-        if plan:
-            details["tool_plan"] = plan
-        if self._citations:
-            details["citations"] = list(self._citations)
-        text = "".join("".join(parts) for parts in self._texts.values())
-        calls: list[ToolCall] = []
-        for pending in self._calls.values():
-            call, note = build_call(pending.id, pending.name, "".join(pending.fragments))
-            if not self._ended and not pending.ended:
-                call = call.model_copy(
-                    update={
-                        "complete": False,
-                        "error": "the stream ended before this call's arguments were complete",
-                    }
-                )
-            calls.append(call)
-            if note:
-                notes.append(note)
-        raw = self._reply(text, plan, calls)
-        if not self._ended:
-            notes.append("the stream ended without its message-end event")
-            return make_stop(
-                StopReason.UNKNOWN,
-                provider=NAME,
-                raw=raw,
-                detail="stream_incomplete",
-                text=text,
-                tool_calls=tuple(calls),
-                notes=notes,
-                details=details,
-            )
-        return decide(
-            self._finish_reason,
-            text=text,
-            calls=calls,
-            details=details,
-            raw=raw,
-            notes=notes,
+    def _reading(self) -> Reading:
+        reading = self._settle(
+            self._read(self._reply()),
+            end="message-end event",
+            ended=self._ended,
+            late=self._late,
             error=self._error,
+            error_note=f"message-end carried an error: {self._error}",
         )
+        if not self._ended:
+            # The rebuilt reply lists one call per tool-call-start, in order: a call whose
+            # tool-call-end never came was cut while its arguments were being written (which
+            # is why they may not parse: said instead of the parse error).
+            reading.calls = [
+                call if pending.ended else call.model_copy(update=_CUT)
+                for pending, call in zip(self._calls.values(), reading.calls, strict=False)
+            ]
+        return reading

@@ -38,7 +38,15 @@ from stopkit.adapters._wire import raw_value
 
 __all__ = ["Rules", "Step", "decide", "look_up", "stricter"]
 
-_R = StopReason
+# The members as module constants: reading `StopReason.X` goes through the enum class's
+# attribute lookup (~50 ns each), and every reply passes a dozen of these checks.
+_TOOL_REQUEST = StopReason.TOOL_REQUEST
+_COMPLETED = StopReason.COMPLETED
+_OUTPUT_LIMIT = StopReason.OUTPUT_LIMIT
+_FILTERED = StopReason.FILTERED
+_PAUSED = StopReason.PAUSED
+_STOP_SEQUENCE = StopReason.STOP_SEQUENCE
+_UNKNOWN = StopReason.UNKNOWN
 
 Step = Callable[[Reading, StopReason, "str | None"], Verdict]
 """A provider step: (reading, reason, detail) -> (reason, detail), leaving a note if it acts."""
@@ -73,25 +81,25 @@ def look_up(table: Mapping[str, Verdict], title: str, raw: Any, notes: list[str]
             return entry
         if raw:
             notes.append(f"{title} {raw!r} is not a documented value: unknown/unrecognized")
-            return _R.UNKNOWN, "unrecognized"
+            return _UNKNOWN, "unrecognized"
     elif raw is not None:
         notes.append(f"{title} is a {type(raw).__name__}, not a string: unknown/malformed")
-        return _R.UNKNOWN, "malformed"
+        return _UNKNOWN, "malformed"
     notes.append(f"no {title} in the reply: unknown/missing")
-    return _R.UNKNOWN, "missing"
+    return _UNKNOWN, "missing"
 
 
 # How strict each reason is, for a stream that sends its stop value twice: a later value wins
 # only when it is at least as strict (a content filter after `stop` wins; `stop` after
 # `max_tokens` does not).
 _STRICTNESS = {
-    _R.COMPLETED: 1,
-    _R.STOP_SEQUENCE: 1,
-    _R.TOOL_REQUEST: 2,
-    _R.PAUSED: 3,
-    _R.OUTPUT_LIMIT: 3,
-    _R.UNKNOWN: 4,
-    _R.FILTERED: 5,
+    _COMPLETED: 1,
+    _STOP_SEQUENCE: 1,
+    _TOOL_REQUEST: 2,
+    _PAUSED: 3,
+    _OUTPUT_LIMIT: 3,
+    _UNKNOWN: 4,
+    _FILTERED: 5,
 }
 
 
@@ -111,7 +119,7 @@ def stricter(table: Mapping[str, Verdict], held: Any, new: Any) -> bool:
 
 def _rank(table: Mapping[str, Verdict], raw: Any) -> int:
     entry = table.get(raw) if type(raw) is str else None
-    return _STRICTNESS[entry[0] if entry is not None else _R.UNKNOWN]
+    return _STRICTNESS[entry[0] if entry is not None else _UNKNOWN]
 
 
 def _calls(n: int) -> str:
@@ -157,7 +165,7 @@ def decide(reading: Reading, rules: Rules) -> Stop:
 
     if not reading.ended:
         why = "the stream ended before its terminal event"
-        reason, detail = _R.UNKNOWN, "stream_incomplete"
+        reason, detail = _UNKNOWN, "stream_incomplete"
         if reading.error is not None:
             notes.append(f"an error arrived in the stream and {why}: unknown/error")
             detail = "error"
@@ -166,22 +174,22 @@ def decide(reading: Reading, rules: Rules) -> Stop:
         calls = [cut(c, why) for c in calls]
     elif reading.malformed is not None:
         notes.append(f"malformed reply: {reading.malformed}: unknown/malformed")
-        reason, detail = _R.UNKNOWN, "malformed"
+        reason, detail = _UNKNOWN, "malformed"
         if calls:
             notes.append(f"{_calls(len(calls))} in a malformed reply: listed, not run")
     # 1. filtered
-    elif reading.refusal and reason is not _R.FILTERED:
+    elif reading.refusal and reason is not _FILTERED:
         notes.append(f"a refusal beside {_said(rules, raw)}: filtered/refusal")
-        reason, detail = _R.FILTERED, "refusal"
-    elif reading.filter is not None and reason is not _R.FILTERED:
+        reason, detail = _FILTERED, "refusal"
+    elif reading.filter is not None and reason is not _FILTERED:
         detail, why = reading.filter
         notes.append(f"{why}: filtered/{detail}")
-        reason = _R.FILTERED
-    elif reason is _R.FILTERED:
+        reason = _FILTERED
+    elif reason is _FILTERED:
         if calls:
             notes.append(f"{_calls(len(calls))} under {_said(rules, raw)}: listed, not run")
     # 2. output_limit
-    elif reason is _R.OUTPUT_LIMIT:
+    elif reason is _OUTPUT_LIMIT:
         if calls:
             calls = _cut_calls(calls, reading.cut_in_call, raw)
             notes.append(
@@ -201,29 +209,29 @@ def decide(reading: Reading, rules: Rules) -> Stop:
             )
             detail = "reasoning"
     # 3. paused
-    elif reason is _R.PAUSED:
+    elif reason is _PAUSED:
         if calls:
             notes.append(f"{_calls(len(calls))} under {_said(rules, raw)}: listed, not run")
     # 7 before 4: what is not understood wins over present tool calls.
-    elif reason is _R.UNKNOWN:
+    elif reason is _UNKNOWN:
         if calls:
             notes.append(f"{_calls(len(calls))} under an unknown stop: listed, not run")
     elif reading.error is not None:
         notes.append(f"an in-band error beside {_said(rules, raw)}: unknown/error")
-        reason, detail = _R.UNKNOWN, "error"
+        reason, detail = _UNKNOWN, "error"
     # 4. tool_request
     elif calls:
-        if reason is not _R.TOOL_REQUEST:
+        if reason is not _TOOL_REQUEST:
             notes.append(f"{_said(rules, raw)} with {_calls(len(calls))}: treated as tool_request")
-            reason, detail = _R.TOOL_REQUEST, None
-        bad = [c.name or c.id for c in calls if not c.complete]
-        if bad:
-            notes.append(
-                f"tool call(s) {', '.join(bad)} incomplete: answered with an error, not run"
-            )
-    elif reason is _R.TOOL_REQUEST:
+            reason, detail = _TOOL_REQUEST, None
+        for call in calls:
+            if not call.complete:
+                bad = ", ".join(c.name or c.id for c in calls if not c.complete)
+                notes.append(f"tool call(s) {bad} incomplete: answered with an error, not run")
+                break
+    elif reason is _TOOL_REQUEST:
         notes.append(f"{_said(rules, raw)} with no pending tool call: unknown/no_pending_call")
-        reason, detail = _R.UNKNOWN, "no_pending_call"
+        reason, detail = _UNKNOWN, "no_pending_call"
     # 5 and 6: the table's stop_sequence or completed, as mapped.
 
     ceiling = reading.ceiling
@@ -232,7 +240,7 @@ def decide(reading: Reading, rules: Rules) -> Stop:
         ceiling is not None
         and usage is not None
         and usage.output_tokens == ceiling
-        and reason is not _R.OUTPUT_LIMIT
+        and reason is not _OUTPUT_LIMIT
     ):
         notes.append(
             f"the reply used all {ceiling} output tokens the request allowed, yet "
@@ -265,7 +273,6 @@ def _cut_calls(calls: Any, cut_in_call: bool, raw: Any) -> list[ToolCall]:
     """A truncated reply's calls, each marked incomplete; the one the cut fell in says so."""
     why = f"the reply was cut off ({raw})"
     out = [cut(c, why) for c in calls]
-    if cut_in_call:  # said of the last call whatever else was wrong with it
-        update = {"complete": False, "error": f"{why} while this call's input was being written"}
-        out[-1] = calls[-1].model_copy(update=update)
+    if cut_in_call:  # said of the last call, whatever else was wrong with it
+        out[-1] = cut(calls[-1], f"{why} while this call's input was being written", overrule=True)
     return out

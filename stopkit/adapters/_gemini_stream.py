@@ -1,136 +1,56 @@
-"""The Gemini stream accumulator, and the assembly of Vertex's streamed function-call arguments.
+"""The Gemini stream accumulator: `streamGenerateContent` chunks in, the whole reply's `Stop` out.
 
-A `streamGenerateContent` stream is a list of whole `GenerateContentResponse` chunks. Text and
-`functionCall` parts accumulate per candidate; the chunk carrying `finishReason` ends the
-candidate. Vertex may stream one call's arguments in pieces: a `functionCall` with a `name`
-and `willContinue: true` opens the call, chunks with `partialArgs` (a JSONPath and one value,
-string values continued across pieces while the piece says `willContinue`) fill it, and a
-`functionCall` without `willContinue` closes it (google-genai `types.py`: `FunctionCall`,
-`PartialArg`). At `result()` the chunks are merged into the reply the stream amounts to, and
-that reply is read exactly as a non-streaming one (`stop.raw` is that merged reply).
+A stream is a list of whole `GenerateContentResponse` chunks. Text and `functionCall` parts
+accumulate per candidate; the chunk carrying `finishReason` ends the candidate (a blocked prompt
+ends the stream at its first chunk). Vertex may stream one call's arguments in pieces: a
+`functionCall` with a `name` and `willContinue: true` opens the call, chunks with `partialArgs`
+or `args` fill it, and a `functionCall` without `willContinue` closes it (google-genai
+`types.py`: `FunctionCall`, `PartialArg`). Each piece is appended where it belongs; at
+`result()` the pieces are joined once into the reply the stream amounts to (`stop.raw`), which
+the adapter's own reader reads: the stream and its non-streaming twin give the same `Stop`.
+
+After a candidate's finishReason no text or call changes it (a note counts the chunks that
+tried); a later finishReason replaces it only when at least as strict (a `SAFETY` is never
+undone by a later `STOP`), and usage and metadata are still read.
 """
 
 from __future__ import annotations
 
-import base64
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from stopkit._stop import Stop, StopReason
-from stopkit.adapters._common import _is_plain_model, as_list, as_raw, field, make_stop
-from stopkit.adapters._gemini_turns import plain
-from stopkit.adapters.gemini import PROVIDER, normalize_reply, pick, read_candidate
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._engine import stricter
+from stopkit.adapters._gemini_args import assemble_partial_args
+from stopkit.adapters._gemini_rules import (
+    FINISH_REASONS,
+    GEMINI_API_FINISH_NUMBERS,
+    RULES,
+    VERTEX_FINISH_NUMBERS,
+    canonical,
+)
+from stopkit.adapters._gemini_turns import rest_bytes
+from stopkit.adapters._reading import Reading
+from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
 
-__all__ = ["GeminiStream", "assemble_partial_args"]
+__all__ = ["GeminiStream"]
 
-
-def _path_tokens(path: Any) -> list[str | int] | None:
-    """Split a JSONPath such as `$.a.b[0]['c d']` into keys and indexes; None when unreadable."""
-    if not isinstance(path, str) or not path.startswith("$"):
-        return None
-    out: list[str | int] = []
-    i, n = 1, len(path)
-    while i < n:
-        c = path[i]
-        if c == ".":
-            j = i + 1
-            while j < n and path[j] not in ".[":
-                j += 1
-            if j == i + 1:
-                return None
-            out.append(path[i + 1 : j])
-            i = j
-        elif c == "[":
-            j = path.find("]", i)
-            if j < 0:
-                return None
-            inner = path[i + 1 : j]
-            if len(inner) >= 2 and inner[0] in "'\"" and inner[-1] == inner[0]:
-                out.append(inner[1:-1])
-            elif inner.isdigit():
-                out.append(int(inner))
-            else:
-                return None
-            i = j + 1
-        else:
-            return None
-    return out or None
-
-
-def _put(root: dict[str, Any], tokens: list[str | int], value: Any) -> bool:
-    """Set `value` at `tokens` inside `root`, creating objects and arrays on the way."""
-    node: Any = root
-    last = len(tokens) - 1
-    for pos, key in enumerate(tokens):
-        if isinstance(key, int):
-            if not isinstance(node, list):
-                return False
-            node.extend([None] * (key + 1 - len(node)))
-        elif not isinstance(node, dict):
-            return False
-        if pos == last:
-            node[key] = value
-            return True
-        child = node[key] if isinstance(key, int) else node.get(key)
-        if child is None:
-            child = [] if isinstance(tokens[pos + 1], int) else {}
-            node[key] = child
-        node = child
-    return False
-
-
-def _partial_value(partial: Any) -> tuple[bool, Any]:
-    """Return (is_string, value) of one `PartialArg` (dict or SDK object)."""
-    text = pick(partial, "stringValue", "string_value")
-    if text is not None:
-        return True, text
-    for camel, snake in (("numberValue", "number_value"), ("boolValue", "bool_value")):
-        value = pick(partial, camel, snake)
-        if value is not None:
-            return False, value
-    return False, None  # `nullValue: "NULL_VALUE"`, or nothing at all
-
-
-def assemble_partial_args(
-    base: dict[str, Any], partials: list[Any]
-) -> tuple[dict[str, Any], str | None]:
-    """Build the arguments object from `partialArgs` pieces, in order: (arguments, error).
-
-    String pieces for one JSONPath are concatenated; other values replace. An unreadable
-    JSONPath is an error (the call must not run).
-    """
-    strings: dict[str, list[str]] = {}
-    values: dict[str, Any] = {}
-    for partial in partials:
-        path = pick(partial, "jsonPath", "json_path")
-        if not isinstance(path, str):
-            return base, "a partialArgs piece has no jsonPath"
-        is_string, value = _partial_value(partial)
-        if is_string and not isinstance(value, str):
-            return base, "a partialArgs piece has a stringValue that is not a string"
-        if is_string:
-            strings.setdefault(path, []).append(value)
-            values.setdefault(path, None)
-        else:
-            values[path] = value
-    args: dict[str, Any] = dict(base)
-    for path, value in values.items():
-        tokens = _path_tokens(path)
-        if tokens is None:
-            return args, f"partialArgs jsonPath {path!r} is not readable"
-        pieces = strings.get(path)
-        if not _put(args, tokens, "".join(pieces) if pieces is not None else value):
-            return args, f"partialArgs jsonPath {path!r} does not fit the arguments built so far"
-    return args, None
-
-
-def _signature(value: Any) -> Any:
-    """A thought signature as the REST JSON carries it (the SDK holds decoded bytes)."""
-    if isinstance(value, bytes | bytearray):
-        return base64.urlsafe_b64encode(bytes(value)).decode("ascii")
-    return value
+# What the reply keeps from its chunks, the latest value winning (REST name, SDK name).
+_REPLY_FIELDS = (
+    ("modelVersion", "model_version"),
+    ("createTime", "create_time"),
+    ("responseId", "response_id"),
+)
+_EXTRAS = (
+    ("finishMessage", "finish_message"),
+    ("safetyRatings", "safety_ratings"),
+    ("citationMetadata", "citation_metadata"),
+)
 
 
 class _Text:
+    """Consecutive text pieces of one kind (thought or visible), joined at `result()`."""
+
     __slots__ = ("pieces", "signature", "thought")
 
     def __init__(self, text: str, thought: bool) -> None:
@@ -139,56 +59,43 @@ class _Text:
         self.signature: Any = None
 
 
-# SDK chunks are read through a view: the object's instance __dict__, which gives `pick` and
-# `field` the same answers as the object (the declared fields, by their snake_case names) at a
-# dict's cost. Only for a plain pydantic class (`field`'s own test) with no extras on the object
-# and, per level, no class attribute named like a field read there; otherwise the object.
-_EVENT_NAMES = ("error", "model_version", "create_time", "prompt_feedback", "candidates")
-_CANDIDATE_NAMES = (
-    "index", "content", "finish_reason", "continuation_token", "finish_message",
-    "safety_ratings", "citation_metadata",
-)  # fmt: skip
-_PART_NAMES = ("text", "thought_signature", "thought", "function_call")
-_VIEWABLE: dict[tuple[type, tuple[str, ...]], bool] = {}
-
-
-def _view(obj: Any, names: tuple[str, ...]) -> Any:
-    """Return what to read `names` from: an SDK object's __dict__ when that is the same answer."""
-    kind = type(obj)
-    if kind is dict:
-        return obj
-    ok = _VIEWABLE.get((kind, names))
-    if ok is None:
-        ok = (
-            obj is not None
-            and _is_plain_model(kind)
-            and not any(
-                hasattr(kind, name) or name in kind.__private_attributes__ for name in names
-            )
-        )
-        if len(_VIEWABLE) < 512:
-            _VIEWABLE[kind, names] = ok
-    if ok and not getattr(obj, "__pydantic_extra__", None):
-        return obj.__dict__
-    return obj
-
-
 class _Call:
-    __slots__ = ("args", "call_id", "name", "open", "partials", "signature")
+    """One `functionCall`, possibly sent in pieces: its `args`, and its `partialArgs` in order."""
 
-    def __init__(self, fc: Any, signature: Any) -> None:
-        self.name = field(fc, "name")
-        self.call_id = field(fc, "id")
-        self.args = field(fc, "args")
-        self.partials: list[Any] = list(as_list(pick(fc, "partialArgs", "partial_args")))
+    __slots__ = ("args", "call_id", "name", "open", "owned", "partials", "signature")
+
+    def __init__(self, said: Mapping[str, Any], signature: Any) -> None:
+        self.name = said.get("name")
+        self.call_id = said.get("id")
+        self.args: Any = said.get("args")
+        self.owned = False  # whether `args` is this accumulator's own copy (safe to update)
+        self.partials: list[Any] = listed(either(said, "partialArgs", "partial_args"))[:]
         self.signature = signature
         self.open = False
 
+    def more(self, said: Mapping[str, Any], signature: Any) -> None:
+        """Take a continuing piece: its partialArgs appended, its args merged in place."""
+        partials = either(said, "partialArgs", "partial_args")
+        if partials:
+            self.partials.extend(listed(partials))
+        args = said.get("args")
+        held = self.args
+        if isinstance(args, dict) and (held is None or isinstance(held, dict)):
+            if not self.owned:  # the first merge copies what came on the wire, once
+                held = self.args = dict(held) if held else {}
+                self.owned = True
+            held.update(args)  # in place: a copy per piece would be quadratic
+        if signature is not None:
+            self.signature = signature
+
 
 class _Candidate:
-    __slots__ = ("extras", "finish", "open_call", "parts", "token")
+    """One candidate being received: its parts, its open call, its finishReason and token."""
+
+    __slots__ = ("extras", "finish", "late", "open_call", "parts", "token")
 
     def __init__(self) -> None:
+        self.late = 0  # chunks that sent it parts after its finishReason (not taken)
         self.parts: list[Any] = []
         self.open_call: _Call | None = None
         self.finish: Any = None
@@ -196,15 +103,15 @@ class _Candidate:
         self.extras: dict[str, Any] = {}
 
     def feed_part(self, sent: Any) -> None:
-        part = sent if type(sent) is dict else _view(sent, _PART_NAMES)
-        text = field(part, "text")
-        signature = pick(part, "thoughtSignature", "thought_signature")
+        said = wire(sent)
+        text = said.get("text")
+        signature = either(said, "thoughtSignature", "thought_signature")
         if text is not None:
             if not isinstance(text, str):
                 return
-            thought = field(part, "thought") is True
+            thought = said.get("thought") is True
             last = self.parts[-1] if self.parts else None
-            if isinstance(last, _Text) and last.thought == thought and last.signature is None:
+            if type(last) is _Text and last.thought == thought and last.signature is None:
                 last.pieces.append(text)
             else:
                 last = _Text(text, thought)
@@ -212,133 +119,182 @@ class _Candidate:
             if signature is not None:
                 last.signature = signature
             return
-        fc = pick(part, "functionCall", "function_call")
+        fc = either(said, "functionCall", "function_call")
         if fc is None:
             self.parts.append(sent)  # executableCode, inlineData, ...: kept as sent
             return
-        more = pick(fc, "willContinue", "will_continue") is True
-        name = field(fc, "name")
+        call_said = wire(fc)
+        more = either(call_said, "willContinue", "will_continue") is True
         current = self.open_call
-        if current is not None and not name:
-            current.partials.extend(as_list(pick(fc, "partialArgs", "partial_args")))
-            args = field(fc, "args")
-            if isinstance(args, dict):
-                current.args = {**(current.args or {}), **args}
-            if signature is not None:
-                current.signature = signature
+        if current is not None and not call_said.get("name"):
+            current.more(call_said, signature)
             if not more:
                 current.open, self.open_call = False, None
             return
         if current is not None:  # a new call began before the open one said it was done
             current.open, self.open_call = False, None
-        call = _Call(fc, signature)
+        call = _Call(call_said, signature)
         self.parts.append(call)
         if more:
             call.open, self.open_call = True, call
 
     def merged(self, index: int) -> dict[str, Any]:
+        """The candidate the pieces amount to, as REST camelCase JSON."""
         parts: list[Any] = []
         for item in self.parts:
-            if isinstance(item, _Text):
+            kind = type(item)
+            if kind is _Text:
                 part: dict[str, Any] = {"text": "".join(item.pieces)}
                 if item.thought:
                     part["thought"] = True
                 if item.signature is not None:
-                    part["thoughtSignature"] = _signature(item.signature)
-            elif isinstance(item, _Call):
-                fc: dict[str, Any] = {}
-                if item.call_id is not None:
-                    fc["id"] = item.call_id
-                if item.name is not None:
-                    fc["name"] = item.name
-                base = item.args if isinstance(item.args, dict) else None
-                if item.partials:
-                    args, error = assemble_partial_args(base or {}, item.partials)
-                    if error is None:
-                        fc["args"] = args
-                    else:  # left for the reader, which reports the same error
-                        fc["partialArgs"] = [plain(p) for p in item.partials]
-                elif item.args is not None:
-                    fc["args"] = item.args
-                if item.open and self.finish is None:
-                    fc["willContinue"] = True
-                part = {"functionCall": fc}
+                    part["thoughtSignature"] = rest_bytes(item.signature)
+            elif kind is _Call:
+                part = {"functionCall": _merged_call(item)}
                 if item.signature is not None:
-                    part["thoughtSignature"] = _signature(item.signature)
+                    part["thoughtSignature"] = rest_bytes(item.signature)
             else:
-                part = plain(item)
+                part = to_json(item, drop_none=True)
             parts.append(part)
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": index}
         if self.finish is not None:
             candidate["finishReason"] = self.finish
         if self.token is not None:
-            candidate["continuationToken"] = _signature(self.token)
+            candidate["continuationToken"] = rest_bytes(self.token)
         candidate.update(self.extras)
         return candidate
 
 
-_EXTRAS = (
-    ("finishMessage", "finish_message"),
-    ("safetyRatings", "safety_ratings"),
-    ("citationMetadata", "citation_metadata"),
-)
+def _merged_call(call: _Call) -> dict[str, Any]:
+    """One streamed call as the non-streaming reply would hold it."""
+    fc: dict[str, Any] = {}
+    if call.call_id is not None:
+        fc["id"] = call.call_id
+    if call.name is not None:
+        fc["name"] = call.name
+    if call.partials:
+        base = call.args if isinstance(call.args, dict) else {}
+        args, error = assemble_partial_args(base, call.partials)
+        if error is None:
+            fc["args"] = args
+        else:  # left for the reader, which reports the same error
+            fc["partialArgs"] = [to_json(p, drop_none=True) for p in call.partials]
+    elif call.args is not None:
+        fc["args"] = call.args
+    if call.open:  # never closed: its twin says willContinue too, and is not run
+        fc["willContinue"] = True
+    return fc
 
 
-class GeminiStream:
+def _late_content(parts: list[Any]) -> bool:
+    """Whether parts sent after the finishReason would have changed the reply (not blank)."""
+    for part in parts:
+        text = wire(part).get("text")
+        if text is None or text != "":
+            return True
+    return False
+
+
+class GeminiStream(Accumulator):
     """Accumulates one `streamGenerateContent` stream (SDK chunks or JSON dicts) into a `Stop`.
 
+    Given the adapter's reader (`gemini.read`), which reads the reply the chunks amount to.
+
     Example:
-        >>> acc = GeminiStream()
+        >>> from stopkit.adapters.gemini import read
+        >>> acc = GeminiStream(read)
         >>> acc.feed({"candidates": [{"content": {"parts": [{"text": "Hi"}]},
         ...     "finishReason": "STOP"}]})
         >>> acc.result().reason.value
         'completed'
     """
 
-    def __init__(self) -> None:
-        """Start empty: no chunk seen."""
+    rules = RULES
+
+    def __init__(self, read: Callable[[Any], Reading]) -> None:
+        super().__init__(read)
         self._candidates: dict[int, _Candidate] = {}
         self._reply: dict[str, Any] = {}
-        self._chunks = 0
+        self._usage: dict[str, Any] = {}
+        self._late = 0
+        self._blocked = False
         self._error: Any = None
 
     def feed(self, event: Any) -> None:
         """Take one chunk: a `GenerateContentResponse` (SDK object or its JSON dict)."""
-        self._chunks += 1
-        if type(event) is not dict:
-            event = _view(event, _EVENT_NAMES)
-        error = field(event, "error")
+        self._cached = None
+        fields = wire(event)
+        error = fields.get("error")
         if error is not None:
-            self._error = error
+            if self._ended():
+                self._late += 1
+            else:
+                self._error = error
             return
-        for camel, snake in (("modelVersion", "model_version"), ("createTime", "create_time")):
-            value = pick(event, camel, snake)
+        reply = self._reply
+        for camel, snake in _REPLY_FIELDS:
+            value = either(fields, camel, snake)
             if value is not None:
-                self._reply[camel] = value
-        feedback = pick(event, "promptFeedback", "prompt_feedback")
+                reply[camel] = value
+        feedback = either(fields, "promptFeedback", "prompt_feedback")
         if feedback is not None:
-            self._reply["promptFeedback"] = feedback
-        for position, sent in enumerate(as_list(field(event, "candidates"))):
-            candidate = sent if type(sent) is dict else _view(sent, _CANDIDATE_NAMES)
-            index = field(candidate, "index")
+            reply["promptFeedback"] = feedback
+            blocked = either(wire(feedback), "blockReason", "block_reason") is not None
+            self._blocked = self._blocked or (blocked and not self._candidates)
+        usage = either(fields, "usageMetadata", "usage_metadata")
+        if usage is not None:
+            # Each chunk's counts are the totals so far: a later count replaces an earlier one.
+            for name, value in wire(usage).items():
+                if value is not None:
+                    self._usage[name] = value
+        late = False
+        for position, sent in enumerate(listed(fields.get("candidates"))):
+            said = wire(sent)
+            if self._blocked:  # the prompt was blocked: no candidate follows it
+                late = late or bool(listed(wire(said.get("content")).get("parts")))
+                continue
+            index = said.get("index")
             key = index if type(index) is int else position
             state = self._candidates.get(key)
             if state is None:
                 state = self._candidates[key] = _Candidate()
-            for part in as_list(field(field(candidate, "content"), "parts")):
-                state.feed_part(part)
-            finish = as_raw(pick(candidate, "finishReason", "finish_reason"))
-            token = pick(candidate, "continuationToken", "continuation_token")
-            if finish is not None:
+            parts = listed(wire(said.get("content")).get("parts"))
+            if state.finish is None:
+                for part in parts:
+                    state.feed_part(part)
+            elif parts and _late_content(parts):
+                state.late += 1  # the candidate has ended: nothing it sends changes it
+            self._finish(state, said)
+        if late:
+            self._late += 1
+
+    def _finish(self, state: _Candidate, said: Mapping[str, Any]) -> None:
+        """Take a candidate's finishReason (unless a stricter one is held), token and extras."""
+        finish = raw_value(either(said, "finishReason", "finish_reason"))
+        token = either(said, "continuationToken", "continuation_token")
+        if finish is not None:
+            numbers = (
+                VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
+            )
+            held = canonical(state.finish, numbers) if state.finish is not None else None
+            if stricter(FINISH_REASONS, held, canonical(finish, numbers)):
                 state.finish = finish
-                if token is None and finish != "CONTINUATION":
+                if token is not None:
+                    state.token = token
+                elif canonical(finish, numbers) != "CONTINUATION":
                     state.token = None  # as google-genai does: a final stop ends resumability
-            if token is not None:
-                state.token = token
-            for camel, snake in _EXTRAS:
-                value = pick(candidate, camel, snake)
-                if value is not None:
-                    state.extras[camel] = value
+        elif token is not None and state.finish is None:
+            state.token = token  # a checkpoint: the request can be resumed from here
+        for camel, snake in _EXTRAS:
+            value = either(said, camel, snake)
+            if value is not None:
+                state.extras[camel] = value
+
+    def _ended(self) -> bool:
+        """Whether the stream reached its end: a blocked prompt, or the first candidate's finish."""
+        if self._blocked or not self._candidates:
+            return self._blocked
+        return self._candidates[min(self._candidates)].finish is not None
 
     def merged_reply(self) -> dict[str, Any]:
         """Return the reply the chunks so far amount to, as REST camelCase JSON."""
@@ -347,53 +303,32 @@ class GeminiStream:
             reply["candidates"] = [
                 state.merged(index) for index, state in sorted(self._candidates.items())
             ]
+        if self._usage:
+            reply["usageMetadata"] = dict(self._usage)
         return reply
 
-    def result(self) -> Stop:
-        """Return the `Stop` for the chunks so far (`stream_incomplete` before a finishReason)."""
-        reply = self.merged_reply()
-        blocked = pick(reply.get("promptFeedback"), "blockReason", "block_reason") is not None
-        if self._candidates:
-            first = min(self._candidates)
-            state = self._candidates[first]
-            stop = read_candidate(reply["candidates"][0], 0, reply)
-            finished = state.finish is not None
-        else:
-            stop = normalize_reply(reply)
-            finished = blocked
-        if finished and self._error is None:
-            still_open = (
-                self._candidates[min(self._candidates)].open_call if self._candidates else None
-            )
-            if still_open is None:
-                return stop
-            note = (
-                f"the streamed call {still_open.name!r} was still open (willContinue) at the "
-                "finishReason: closed with the arguments received"
-            )
-            return stop.model_copy(update={"notes": (*stop.notes, note)})
-        notes = list(stop.notes) if finished else [n for n in stop.notes if "finishReason" not in n]
-        details = dict(stop.details)
-        detail = "stream_incomplete"
-        if self._error is not None:
-            details["error"] = self._error
-            detail = "error"
-            notes.append("the stream carried an error object: unknown, nothing is run")
-        else:
-            notes.append(
-                f"the stream ended after {self._chunks} chunk(s) without a finishReason: "
-                "unknown, what arrived is kept"
-            )
-        if details.get("continuation_token") is not None:
-            notes.append("a continuationToken arrived: the request can be resumed from it")
-        return make_stop(
-            StopReason.UNKNOWN,
-            provider=PROVIDER,
-            raw=reply,
-            raw_reason=stop.raw_reason if finished else None,
-            detail=detail,
-            text=stop.text,
-            tool_calls=stop.tool_calls,
-            notes=notes,
-            details=details,
+    def _reading(self) -> Reading:
+        first = self._candidates[min(self._candidates)] if self._candidates else None
+        ended = self._ended()
+        error = to_json(self._error, drop_none=True) if self._error is not None else None
+        said = wire(error)
+        reading = self._settle(
+            self._read(self.merged_reply()),
+            end="finishReason chunk",
+            ended=ended,
+            late=self._late + (first.late if first is not None else 0),
+            error=error,
+            error_note=f"the stream carried an error object ({said.get('status')}: "
+            f"{said.get('message')})",
         )
+        notes = reading.notes
+        if first is None:
+            return reading
+        if not ended and first.token is not None:
+            notes.append("a continuationToken arrived: the request can be resumed from it")
+        elif ended and first.open_call is not None:
+            notes.append(
+                f"the streamed call {first.open_call.name!r} was still open (willContinue) at "
+                "the finishReason: incomplete, not run"
+            )
+        return reading

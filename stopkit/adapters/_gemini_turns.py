@@ -8,23 +8,29 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
 from stopkit._stop import Stop, StopReason, ToolResult
-from stopkit.adapters._common import as_list, field
+from stopkit.adapters._wire import listed, to_json, wire
 
-__all__ = ["assistant_message", "plain", "resume", "tool_results"]
+__all__ = ["assistant_message", "rest_bytes", "resume", "tool_results"]
 
 
-def plain(obj: Any) -> Any:
-    """A JSON-ready copy of one wire object: a dict copied, an SDK model dumped in camelCase."""
-    if isinstance(obj, dict):
-        return dict(obj)
-    dump = getattr(obj, "model_dump", None)
-    if dump is not None:
-        return dump(mode="json", by_alias=True, exclude_none=True)
-    return obj
+def rest_bytes(value: Any) -> Any:
+    """Return bytes as the REST JSON carries them (URL-safe base64); other values unchanged.
+
+    google-genai holds thought signatures and continuation tokens as decoded bytes and sends
+    them back this way (`google/genai/_common.py`).
+
+    Example:
+        >>> rest_bytes(b"tok")
+        'dG9r'
+    """
+    if isinstance(value, bytes | bytearray):
+        return base64.urlsafe_b64encode(bytes(value)).decode("ascii")
+    return value
 
 
 def assistant_message(stop: Stop) -> list[dict[str, Any]]:
@@ -32,11 +38,12 @@ def assistant_message(stop: Stop) -> list[dict[str, Any]]:
 
     Only blank text parts without a thought signature are left out.
     """
-    candidates = as_list(field(stop.raw, "candidates"))
+    candidates = listed(wire(stop.raw).get("candidates"))
     index = stop.details.get("candidate_index", 0)
     if not isinstance(index, int) or index >= len(candidates):
         return []
-    parts = [plain(part) for part in as_list(field(field(candidates[index], "content"), "parts"))]
+    content = wire(candidates[index]).get("content")
+    parts = [to_json(part, drop_none=True) for part in listed(wire(content).get("parts"))]
     # An empty text part (streams end with one) is rejected by Vertex ("empty text parameter");
     # one that carries a thought signature is kept, the signature must go back.
     kept = [p for p in parts if not (isinstance(p, dict) and _blank(p))]
@@ -66,14 +73,18 @@ def _response_body(result: ToolResult) -> dict[str, Any]:
 
 
 def tool_results(stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-    """Return one user content of `functionResponse` parts, in the calls' order."""
+    """Return one user content of `functionResponse` parts, in the calls' order.
+
+    Gemini wants one `functionResponse` per `functionCall`: results are paired with the calls
+    in the order they came, so two calls that share an id (or have none) each get their own.
+    """
     synthetic = set(stop.details.get("synthetic_call_ids", ()))
-    by_id: dict[str, ToolResult] = {}
+    waiting: dict[str, deque[ToolResult]] = {}
     for result in results:
-        by_id.setdefault(result.call_id, result)
+        waiting.setdefault(result.call_id, deque()).append(result)
     names = {call.id: call.name for call in stop.tool_calls}
-    ordered = [by_id.pop(call.id) for call in stop.tool_calls if call.id in by_id]
-    ordered.extend(by_id.values())
+    ordered = [waiting[call.id].popleft() for call in stop.tool_calls if waiting.get(call.id)]
+    ordered.extend(result for left in waiting.values() for result in left)
     parts: list[dict[str, Any]] = []
     for result in ordered:
         response: dict[str, Any] = {"name": result.name or names.get(result.call_id, "")}
@@ -88,10 +99,7 @@ def resume(stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return `([], {"continuation_token": <base64 str>})` for a paused `CONTINUATION` Stop."""
     if stop.reason is not StopReason.PAUSED:
         raise ValueError(f"resume() needs a paused Stop, not {stop.reason.value!r}")
-    token = stop.details.get("continuation_token")
-    if isinstance(token, bytes | bytearray):
-        # The SDK holds the decoded bytes; it sends them URL-safe base64 (_common.py).
-        token = base64.urlsafe_b64encode(bytes(token)).decode("ascii")
+    token = rest_bytes(stop.details.get("continuation_token"))
     if not isinstance(token, str) or not token:
         raise ValueError("this paused Stop has no continuation token to resume from")
     return [], {"continuation_token": token}

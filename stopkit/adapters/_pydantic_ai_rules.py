@@ -24,14 +24,14 @@ from typing import Any
 
 from stopkit._stop import StopReason
 from stopkit.adapters._anthropic_rules import STOP_REASONS as ANTHROPIC
+from stopkit.adapters._bedrock_rules import STOP_REASONS as BEDROCK
+from stopkit.adapters._cohere_rules import FINISH_REASON as COHERE
 from stopkit.adapters._engine import Rules
+from stopkit.adapters._gemini_rules import BLOCK_REASONS, FINISH_REASONS
 from stopkit.adapters._openai_chat_rules import DIALECT_NOTES
 from stopkit.adapters._openai_chat_rules import FINISH_REASON as CHAT
 from stopkit.adapters._openai_responses_rules import SIGNALS as RESPONSES
 from stopkit.adapters._reading import Reading, Verdict
-from stopkit.adapters.bedrock import STOP_REASONS as BEDROCK
-from stopkit.adapters.cohere import FINISH_REASON as COHERE
-from stopkit.adapters.gemini import BLOCK_REASONS, FINISH_REASONS
 
 __all__ = [
     "BLOCK_REASONS",

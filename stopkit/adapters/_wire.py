@@ -23,7 +23,7 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["either", "listed", "raw_value", "to_json", "wire"]
+__all__ = ["either", "listed", "not_an_object", "raw_value", "to_json", "wire"]
 
 #: What a value with no fields reads as (None, a string, a number, a list).
 NOTHING: Mapping[str, Any] = MappingProxyType({})
@@ -41,10 +41,9 @@ def wire(obj: Any) -> Mapping[str, Any]:
     The mapping is the object's own storage where it can be (never write to it). A value that
     has no fields (None, a string, a number, a list) gives an empty mapping.
     """
+    if type(obj) is dict:  # a JSON body: the usual case
+        return obj
     kind = type(obj)
-    if kind is dict:
-        same: dict[str, Any] = obj
-        return same
     plain = _PLAIN.get(kind)
     if plain is None:
         if obj is None or isinstance(obj, _NO_FIELDS):
@@ -111,6 +110,22 @@ def either(fields: Mapping[str, Any], camel: str, snake: str) -> Any:
     """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies)."""
     value = fields.get(camel)
     return fields.get(snake) if value is None else value
+
+
+def not_an_object(value: Any, name: str) -> str | None:
+    """Say why the field `name`, holding `value`, has no fields to read; None when it has.
+
+    For a reader that cannot go on without the object (Cohere's and Ollama's `message`).
+
+    Example:
+        >>> not_an_object("Hi", "message")
+        'message is a str, not an object'
+    """
+    if value is None:
+        return f"{name} is missing, not an object"
+    if isinstance(value, _NO_FIELDS):
+        return f"{name} is a {type(value).__name__}, not an object"
+    return None
 
 
 def listed(value: Any) -> list[Any]:

@@ -202,3 +202,12 @@ class AnthropicAdapter:
         if stop.reason is not StopReason.PAUSED:
             raise ValueError(f"only a paused Stop can be resumed; this one is {stop.reason.value}")
         return self.assistant_message(stop), {}
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Messages API message.
+
+        Example:
+            >>> AnthropicAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}

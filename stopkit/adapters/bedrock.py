@@ -1,64 +1,143 @@
 """Amazon Bedrock Converse / ConverseStream: `stopReason`, `toolUse` blocks, guardrails.
 
 Replies are the JSON dicts boto3's `bedrock-runtime` client returns (and the HTTP body of the
-Converse API): `{"output": {"message": {"role", "content": [...]}}, "stopReason", ...}`.
-boto3 has no reply objects, so there is no SDK-object form to read.
+Converse API): `{"output": {"message": {"role", "content": [...]}}, "stopReason", "usage", ...}`.
+boto3 has no reply objects, so there is no SDK-object form to read. Nova bodies read through
+InvokeModel have the same shape, with `amazon-bedrock-guardrailAction` / `-trace` beside it.
+
+Example:
+    >>> stop = BedrockAdapter().normalize({"output": {"message": {"role": "assistant",
+    ...     "content": [{"text": "Hi"}]}}, "stopReason": "end_turn"})
+    >>> (stop.reason.value, stop.text)
+    ('completed', 'Hi')
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._common import as_list, field, make_stop, tool_call
+from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
+from stopkit.adapters._bedrock_rules import (
+    GUARDRAIL_ACTIONS,
+    RULES,
+    STOP_REASONS,
+    STREAM_ERRORS,
+)
+from stopkit.adapters._bedrock_stream import BedrockStream
+from stopkit.adapters._calls import tool_call
+from stopkit.adapters._engine import decide
+from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._wire import listed, wire
 
-if TYPE_CHECKING:
-    from stopkit.adapters._bedrock_stream import BedrockStream
-
-__all__ = ["STOP_REASONS", "STREAM_ERRORS", "BedrockAdapter"]
-
-PROVIDER = "bedrock"
-
-# Source: botocore 1.43.11, botocore/data/bedrock-runtime/2023-09-30/service-2.json, shape
-# "StopReason" (the enum of ConverseResponse.stopReason and MessageStopEvent.stopReason).
-STOP_REASONS: dict[str, tuple[StopReason, str | None]] = {
-    "end_turn": (StopReason.COMPLETED, None),
-    "tool_use": (StopReason.TOOL_REQUEST, None),
-    "max_tokens": (StopReason.OUTPUT_LIMIT, "max_tokens"),
-    "stop_sequence": (StopReason.STOP_SEQUENCE, None),
-    "guardrail_intervened": (StopReason.FILTERED, "guardrail"),
-    "content_filtered": (StopReason.FILTERED, "safety"),
-    "malformed_model_output": (StopReason.UNKNOWN, "error"),
-    "malformed_tool_use": (StopReason.UNKNOWN, "error"),
-    "model_context_window_exceeded": (StopReason.OUTPUT_LIMIT, "context_window"),
-}
-
-# Source: the same service-2.json, shape "ConverseStreamOutput": the exception members a
-# ConverseStream can deliver in place of its events. Each one ends the stream.
-STREAM_ERRORS: dict[str, tuple[StopReason, str | None]] = {
-    "internalServerException": (StopReason.UNKNOWN, "error"),
-    "modelStreamErrorException": (StopReason.UNKNOWN, "error"),
-    "validationException": (StopReason.UNKNOWN, "error"),
-    "throttlingException": (StopReason.UNKNOWN, "error"),
-    "serviceUnavailableException": (StopReason.UNKNOWN, "error"),
-}
+__all__ = ["STOP_REASONS", "STREAM_ERRORS", "BedrockAdapter", "read"]
 
 #: Top-level reply fields kept in `Stop.details` under their wire names. The two
 #: `amazon-bedrock-*` fields come with Nova replies read through InvokeModel.
-_DETAIL_FIELDS = (
-    "trace",
-    "additionalModelResponseFields",
-    "amazon-bedrock-guardrailAction",
-    "amazon-bedrock-trace",
-)
-
-_MALFORMED = "malformed"
+_DETAIL_FIELDS = ("trace", "additionalModelResponseFields", ACTION, TRACE)
 
 
-def _plural(n: int) -> str:
-    return f"{n} tool call" + ("" if n == 1 else "s")
+def read(reply: Any) -> Reading:
+    """Read one Converse reply (the dict boto3 returns, or its JSON body) into its facts.
+
+    Example:
+        >>> read({"output": {"message": {"content": [{"text": "Hi"}]}},
+        ...       "stopReason": "end_turn"}).text
+        'Hi'
+    """
+    fields = wire(reply)
+    reading = Reading(reply, fields.get("stopReason"))
+    message = wire(fields.get("output")).get("message")
+    if type(message) is dict:
+        _read_content(reading, message.get("content"))
+    else:
+        reading.malformed = f"output.message is a {type(message).__name__}, not an object"
+    details = reading.details
+    for name in _DETAIL_FIELDS:
+        value = fields.get(name)
+        if value:
+            details[name] = value
+    extra = fields.get("additionalModelResponseFields")
+    reading.stop_sequence = _matched_sequence(extra)
+    if reading.raw_reason == "stop_sequence" and reading.stop_sequence is None:
+        reading.notes.append(
+            "stopReason 'stop_sequence' without the matched sequence (ask for it with "
+            "additionalModelResponseFieldPaths=['/stop_sequence'])"
+        )
+    guardrail(reading, fields)
+    usage = fields.get("usage")
+    if usage is not None:
+        details["usage"] = usage
+        counts = wire(usage)
+        # Converse's TokenUsage (service-2.json, shape "TokenUsage"): inputTokens excludes the
+        # cached prompt, read and written, which have their own fields; Nova through
+        # InvokeModel spells those two `cache{Read,Write}InputTokenCount`.
+        reading.usage = tokens(
+            counts.get("inputTokens"),
+            counts.get("outputTokens"),
+            None,
+            _either(counts, "cacheReadInputTokens", "cacheReadInputTokenCount"),
+            _either(counts, "cacheWriteInputTokens", "cacheWriteInputTokenCount"),
+            counts.get("totalTokens"),
+        )
+    return reading
+
+
+def _either(counts: Any, converse: str, invoke: str) -> Any:
+    value = counts.get(converse)
+    return counts.get(invoke) if value is None else value
+
+
+def _read_content(reading: Reading, content: Any) -> None:
+    """Read message content blocks: visible text, client calls, answered ids, what is malformed.
+
+    Visible text is `text` blocks and the generated text of `citationsContent` blocks;
+    `reasoningContent` is excluded. A `toolUse` run by Bedrock itself (`type:
+    "server_tool_use"`) is not a call; one whose `toolResult` sits in the same reply is answered.
+    """
+    if type(content) is not list:
+        reading.malformed = f"output.message.content is a {type(content).__name__}, not a list"
+        return
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    answered: set[str] | None = None
+    wrong: list[str] = []
+    for i, block in enumerate(content):
+        if type(block) is not dict:
+            wrong.append(f"content[{i}] is a {type(block).__name__}, not an object")
+            continue
+        text = block.get("text")
+        if text is not None:
+            if type(text) is str:
+                texts.append(text)
+            else:
+                wrong.append(f"content[{i}].text is a {type(text).__name__}, not a string")
+        elif "toolUse" in block:
+            use = wire(block["toolUse"])
+            if use.get("type") == "server_tool_use":
+                reading.notes.append(
+                    f"toolUse {use.get('name')!r} is a server tool, run by Bedrock: not a tool call"
+                )
+            else:
+                calls.append(tool_call(use.get("toolUseId"), use.get("name"), use.get("input")))
+        elif "toolResult" in block:
+            result_of = wire(block["toolResult"]).get("toolUseId")
+            if type(result_of) is str:  # an id of another type names no call (nor hashes)
+                if answered is None:
+                    answered = set()
+                answered.add(result_of)
+        elif "citationsContent" in block:
+            for part in listed(wire(block["citationsContent"]).get("content")):
+                part_text = wire(part).get("text")
+                if type(part_text) is str:
+                    texts.append(part_text)
+    reading.text = "".join(texts)
+    reading.calls = calls
+    reading.answered = answered
+    if wrong:
+        reading.malformed = "; ".join(wrong)
 
 
 def _matched_sequence(extra: Any) -> str | None:
@@ -71,157 +150,13 @@ def _matched_sequence(extra: Any) -> str | None:
         return None
     value = extra.get("stop_sequence")
     if value is None:
-        delta = extra.get("delta")
-        if type(delta) is dict:
-            value = delta.get("stop_sequence")
-    return value if isinstance(value, str) and value else None
-
-
-def read_content(content: Any, notes: list[str]) -> tuple[str, list[ToolCall], bool]:
-    """Read message content blocks into `(text, client tool calls, malformed)`.
-
-    Visible text is `text` blocks and the generated text of `citationsContent` blocks;
-    `reasoningContent` is excluded. A `toolUse` run by Bedrock itself (`type:
-    "server_tool_use"`, or one whose `toolResult` sits in the same reply) is not a tool call.
-    """
-    if type(content) is not list:
-        notes.append(f"output.message.content is a {type(content).__name__}, not a list")
-        return "", [], True
-    texts: list[str] = []
-    uses: list[Any] = []
-    answered: set[Any] = set()
-    malformed = False
-    for i, block in enumerate(content):
-        if type(block) is not dict:
-            notes.append(f"content[{i}] is a {type(block).__name__}, not an object: ignored")
-            malformed = True
-            continue
-        text = block.get("text")
-        if text is not None:
-            if isinstance(text, str):
-                texts.append(text)
-            else:
-                notes.append(f"content[{i}].text is a {type(text).__name__}: ignored")
-                malformed = True
-        elif "toolUse" in block:
-            uses.append(block["toolUse"])
-        elif "toolResult" in block:
-            result_of = field(block["toolResult"], "toolUseId")
-            if isinstance(result_of, str):  # an id of another type names no call (and hashes not)
-                answered.add(result_of)
-        elif "citationsContent" in block:
-            for part in as_list(field(block["citationsContent"], "content")):
-                part_text = field(part, "text")
-                if isinstance(part_text, str):
-                    texts.append(part_text)
-    calls: list[ToolCall] = []
-    for use in uses:
-        call_id = field(use, "toolUseId")
-        if field(use, "type") == "server_tool_use" or (
-            isinstance(call_id, str) and call_id in answered
-        ):
-            notes.append(
-                f"toolUse {field(use, 'name')!r} was run by Bedrock (server tool, result in "
-                "the reply): not a tool call"
-            )
-            continue
-        calls.append(tool_call(call_id, field(use, "name"), field(use, "input")))
-    return "".join(texts), calls, malformed
-
-
-def _mark_incomplete(calls: list[ToolCall], error: str) -> list[ToolCall]:
-    return [
-        call.model_copy(update={"complete": False, "error": call.error or error}) for call in calls
-    ]
-
-
-def decide(
-    raw_reason: Any, calls: list[ToolCall], notes: list[str]
-) -> tuple[StopReason, str | None, list[ToolCall]]:
-    """Apply the table, then the reconciliation steps (DESIGN section 3) to one reply."""
-    reason: StopReason
-    detail: str | None
-    if raw_reason is None or raw_reason == "":
-        notes.append("no stopReason in the reply")
-        reason, detail = StopReason.UNKNOWN, "missing"
-    elif not isinstance(raw_reason, str):
-        notes.append(f"stopReason is a {type(raw_reason).__name__}, not a string")
-        reason, detail = StopReason.UNKNOWN, _MALFORMED
-    else:
-        entry = STOP_REASONS.get(raw_reason)
-        if entry is None:
-            notes.append(f"stopReason {raw_reason!r} is not one stopkit knows: unknown")
-            reason, detail = StopReason.UNKNOWN, "unrecognized"
-        else:
-            reason, detail = entry
-    if not calls:
-        if reason is StopReason.TOOL_REQUEST:
-            notes.append(f"stopReason {raw_reason!r} with no pending toolUse block: unknown")
-            return StopReason.UNKNOWN, "no_pending_call", calls
-        return reason, detail, calls
-    # Steps with tool calls present, in the order of DESIGN section 3.
-    if reason is StopReason.OUTPUT_LIMIT:
-        notes.append(f"stopReason {raw_reason!r} with {_plural(len(calls))}: marked incomplete")
-        calls = _mark_incomplete(calls, f"the reply was cut off ({raw_reason}) in or after it")
-    elif reason is StopReason.FILTERED:
-        notes.append(f"stopReason {raw_reason!r} with {_plural(len(calls))}: not run")
-    elif raw_reason == "malformed_tool_use":
-        notes.append(f"stopReason {raw_reason!r}: {_plural(len(calls))} marked incomplete")
-        calls = _mark_incomplete(calls, "Bedrock reported the tool use as malformed")
-    elif reason in (StopReason.COMPLETED, StopReason.STOP_SEQUENCE):
-        notes.append(
-            f"stopReason {raw_reason!r} with {_plural(len(calls))}: treated as tool_request"
-        )
-        return StopReason.TOOL_REQUEST, None, calls
-    elif reason is StopReason.UNKNOWN:
-        notes.append(f"{_plural(len(calls))} under an unknown stopReason: they will not be run")
-    return reason, detail, calls
-
-
-def read_reply(reply: Any, raw: Any) -> Stop:
-    """Return the `Stop` of a Converse reply dict (`raw` is what the Stop keeps as `raw`)."""
-    notes: list[str] = []
-    message = field(field(reply, "output"), "message")
-    if type(message) is dict:
-        text, calls, malformed = read_content(message.get("content"), notes)
-    else:
-        notes.append(f"output.message is a {type(message).__name__}, not an object")
-        text, calls, malformed = "", [], True
-    raw_reason = field(reply, "stopReason")
-    reason, detail, calls = decide(raw_reason, calls, notes)
-    if malformed and reason is not StopReason.UNKNOWN:
-        notes.append(f"malformed content: {reason.value} not trusted, unknown instead")
-        reason, detail = StopReason.UNKNOWN, _MALFORMED
-    details: dict[str, Any] | None = None
-    for name in _DETAIL_FIELDS:
-        value = field(reply, name)
-        if value:
-            if details is None:
-                details = {}
-            details[name] = value
-    sequence = _matched_sequence(field(reply, "additionalModelResponseFields"))
-    if raw_reason == "stop_sequence" and sequence is None:
-        notes.append(
-            "stopReason 'stop_sequence' without the matched sequence (ask for it with "
-            "additionalModelResponseFieldPaths=['/stop_sequence'])"
-        )
-    return make_stop(
-        reason,
-        provider=PROVIDER,
-        raw=raw,
-        raw_reason=raw_reason,
-        detail=detail,
-        text=text,
-        tool_calls=tuple(calls),
-        stop_sequence=sequence,
-        notes=notes,
-        details=details,
-    )
+        value = wire(extra.get("delta")).get("stop_sequence")
+    return value if type(value) is str and value else None
 
 
 def _blank_text(block: Any) -> bool:
-    text = field(block, "text")
-    return isinstance(text, str) and not text.strip() and "toolUse" not in block
+    text = wire(block).get("text")
+    return type(text) is str and not text.strip() and "toolUse" not in block
 
 
 def _result_content(content: str) -> list[dict[str, Any]]:
@@ -250,15 +185,18 @@ class BedrockAdapter:
     # A Converse reply holds `output.message`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("output",)
-    tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
+    tables: ClassVar[dict[str, dict[str, Verdict]]] = {
         "stopReason": STOP_REASONS,
         "ConverseStream exception event": STREAM_ERRORS,
+        ACTION: GUARDRAIL_ACTIONS,
     }
     stream_notes: ClassVar[tuple[str, ...]] = (
         "ConverseStream sends toolUse input as JSON text fragments, assembled per "
         "contentBlockIndex and parsed once at the end.",
-        "The stream ends at messageStop (metadata with usage and the guardrail trace may "
-        "follow); without it the Stop is unknown/stream_incomplete.",
+        "The stream ends at messageStop; the metadata event after it (usage, the guardrail "
+        "trace) is read, a later block event is not (a note counts them), and a second stop "
+        "value wins only when it is stricter. Without messageStop the Stop is "
+        "unknown/stream_incomplete.",
         "An exception event (modelStreamErrorException, throttlingException, ...) ends the "
         "stream: unknown/error, with the error in details['error'].",
         "The Stop's raw is the reply reassembled from the events, in the Converse shape.",
@@ -284,17 +222,15 @@ class BedrockAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one Converse reply."""
-        return read_reply(reply, reply)
+        return decide(read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's `Stop` in a 1-tuple (Converse has one message per reply)."""
-        return (read_reply(reply, reply),)
+        return (decide(read(reply), RULES),)
 
     def stream(self) -> BedrockStream:
         """Return a fresh accumulator for one ConverseStream."""
-        from stopkit.adapters._bedrock_stream import BedrockStream
-
-        return BedrockStream()
+        return BedrockStream(read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message to append: its content blocks as sent.
@@ -302,8 +238,7 @@ class BedrockAdapter:
         Whitespace-only text blocks are left out: Bedrock rejects a blank text block in a
         request. A `Stop` not read from a Converse reply is rebuilt from its text and calls.
         """
-        message = field(field(stop.raw, "output"), "message")
-        content = field(message, "content")
+        content = wire(wire(wire(stop.raw).get("output")).get("message")).get("content")
         if type(content) is list:
             blocks = [block for block in content if not _blank_text(block)]
         else:
@@ -338,6 +273,15 @@ class BedrockAdapter:
             "Bedrock Converse has no paused stopReason: a bedrock Stop "
             f"({stop.reason.value}, raw {stop.raw_reason!r}) cannot be resumed"
         )
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Converse message (content is a list of blocks).
+
+        Example:
+            >>> BedrockAdapter().user_message("Go on.")
+            {'role': 'user', 'content': [{'text': 'Go on.'}]}
+        """
+        return {"role": "user", "content": [{"text": text}]}
 
 
 #: The events a ConverseStream may start with (vercel-ai recordings start at a block delta).

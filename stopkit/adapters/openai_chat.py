@@ -378,3 +378,12 @@ class OpenAIChatAdapter:
             f"openai.chat replies cannot be resumed: Chat Completions has no paused stop "
             f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
         )
+
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Chat Completions message.
+
+        Example:
+            >>> OpenAIChatAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}

@@ -245,6 +245,15 @@ class OpenAIResponsesAdapter:
             return [], {"poll_response_id": wire(stop.raw).get("id")}
         return self.assistant_message(stop), {}
 
+    def user_message(self, text: str) -> dict[str, Any]:
+        """Return a user message saying `text`: a Responses `input` item (`EasyInputMessageParam`).
+
+        Example:
+            >>> OpenAIResponsesAdapter().user_message("Go on.")
+            {'role': 'user', 'content': 'Go on.'}
+        """
+        return {"role": "user", "content": text}
+
 
 def _output_items(stop: Stop) -> list[Any]:
     return listed(wire(stop.raw).get("output"))

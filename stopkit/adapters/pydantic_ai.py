@@ -25,10 +25,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import decide, look_up
 from stopkit.adapters._pydantic_ai_rules import (
@@ -199,7 +200,7 @@ def _is_response(reply: Any) -> bool:
     )
 
 
-class Snapshots:
+class Snapshots(Accumulator):
     """A pydantic-ai stream, as the `ModelResponse` snapshots it yields: the last one is the reply.
 
     pydantic-ai streams cumulative snapshots (`StreamedResponse.get()`,
@@ -207,20 +208,21 @@ class Snapshots:
     `incomplete` until the last; feeding keeps the latest, so the stream is linear.
     """
 
-    def __init__(self) -> None:
+    rules = RULES
+
+    def __init__(self, read: Callable[[Any], Reading]) -> None:
+        super().__init__(read)
         self._last: Any = None
 
     def feed(self, event: Any) -> None:
         """Take one snapshot (a `ModelResponse`)."""
         self._last = event
+        self._cached = None
 
-    def result(self) -> Stop:
-        """Return the `Stop` of the latest snapshot (`stream_incomplete` before any)."""
+    def _reading(self) -> Reading:
         if self._last is None:
-            reading = Reading(None)
-            reading.ended = False
-            return decide(reading, RULES)
-        return decide(read(self._last), RULES)
+            return self._settle(Reading(None), end="first snapshot", ended=False)
+        return self._read(self._last)
 
 
 class PydanticAIAdapter:
@@ -261,7 +263,7 @@ class PydanticAIAdapter:
 
     def stream(self) -> Snapshots:
         """Return a fresh accumulator of `ModelResponse` snapshots."""
-        return Snapshots()
+        return Snapshots(read)
 
     def assistant_message(self, stop: Stop) -> list[Any]:
         """Return the `ModelResponse` itself: what pydantic-ai appends to its message history."""

@@ -1,0 +1,54 @@
+"""`stopkit.wrap`: an official provider client whose every reply is normalized on the way out.
+
+The wrapped client is a proxy: the methods that return model replies (`_routes`) are watched,
+everything else is the client's own attribute. Return values are exactly what the SDK returns
+(the same object; for streams, helper streams and raw responses, a proxy of the SDK's object
+that `isinstance` still sees as the SDK's class).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from stopkit._stop import Stop, StopReason
+from stopkit._wrap._proxy import Proxy
+from stopkit._wrap._report import Settings, read_raise_on
+from stopkit._wrap._routes import routes_for
+
+__all__ = ["wrap"]
+
+ClientT = TypeVar("ClientT")
+
+
+def wrap(
+    client: ClientT,
+    *,
+    on_stop: Callable[[Stop], object] | None = None,
+    raise_on: Iterable[StopReason | str] | StopReason | str = (),
+) -> ClientT:
+    """Return `client` with every reply normalized on the way out; return values are unchanged.
+
+    Works with the official clients, sync and async: anthropic `Anthropic`/`AsyncAnthropic`,
+    openai `OpenAI`/`AsyncOpenAI` and google-genai `genai.Client` — every call form that
+    returns a reply (the README lists them: `create`/`parse`, `stream=True`, the `.stream()`
+    helpers, `with_raw_response`/`with_streaming_response`, `beta.*`, anthropic's
+    `tool_runner`, genai `chats`, the async forms). Each reply's `Stop` (one per choice when
+    `n > 1`) goes to `on_stop`; then, if a reason is in `raise_on`, the typed error
+    (`TruncatedReply`, `FilteredReply`, `PausedReply`, `UnknownStopReason`, all carrying
+    `.stop`) is raised. A stream reports when it ends; closed or broken early, it reports
+    `unknown`/`stream_incomplete` (raising only when closed without an exception in flight);
+    a stream dropped unread and never closed reports nothing. openai's `parse` helpers raise
+    `LengthFinishReasonError`/`ContentFilterFinishReasonError` for a cut or filtered reply:
+    `on_stop` hears of it first, and with its reason in `raise_on` the stopkit error is raised
+    from the SDK's. An exception `on_stop` raises propagates with the reply on
+    `.stopkit_reply` (and the `Stop` on `.stopkit_stop`). `on_stop` is called synchronously,
+    also for async clients.
+
+    Example:
+        >>> client = stopkit.wrap(anthropic.Anthropic(), raise_on={"output_limit", "filtered"})
+        >>> reply = client.messages.create(...)  # doctest: +SKIP
+    """
+    settings = Settings(on_stop, read_raise_on(raise_on))
+    proxy: Any = Proxy(client, routes_for(client), settings)
+    return proxy  # type: ignore[no-any-return]

@@ -1,0 +1,100 @@
+"""Raw HTTP responses of a wrapped client (`with_raw_response`, `with_streaming_response`).
+
+The SDK returns its response object instead of the reply; the reply is what `parse()` gives,
+so `parse()` is watched: the reply it returns is reported (once, however often it is called),
+a stream it returns is a watched stream. `parse(to=...)` (another type than the reply) and the
+raw bytes (`read`, `text`, `json`, `iter_lines`, ...) are the SDK's own, unwatched.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from stopkit._wrap._proxy import Passthrough
+from stopkit._wrap._report import Settings, finish_reason_stops, stops_of
+from stopkit._wrap._streams import Watch, stream_proxy
+
+__all__ = ["ResponseManagerProxy", "ResponseProxy", "watch_result"]
+
+
+def watch_result(result: Any, adapter: str, settings: Settings, *, streaming: bool) -> Any:
+    """Return what a watched call returns: a reply (reported), or an SDK stream, watched."""
+    if streaming:
+        return stream_proxy(result, Watch(adapter, settings))
+    settings.report(stops_of(result, adapter), result)
+    return result
+
+
+def report_failure(exc: BaseException, adapter: str, settings: Settings) -> None:
+    """Report the completion an openai finish-reason error carries; the caller re-raises `exc`.
+
+    With its reason in `raise_on`, the stopkit error is raised instead, from `exc`.
+    """
+    stops = finish_reason_stops(exc, adapter)
+    if stops is not None:
+        settings.report(stops, getattr(exc, "completion", None), cause=exc)
+
+
+class ResponseProxy(Passthrough):
+    """An SDK raw response whose `parse()` is watched; every other attribute as is."""
+
+    def __init__(self, response: Any, adapter: str, settings: Settings, streaming: bool) -> None:
+        super().__init__(response)
+        self._adapter = adapter
+        self._settings = settings
+        self._streaming = streaming
+        self._parsed: list[Any] = []  # the watched result, once parsed
+
+    def _watched(self, result: Any) -> Any:
+        if not self._parsed:
+            self._parsed.append(
+                watch_result(result, self._adapter, self._settings, streaming=self._streaming)
+            )
+        return self._parsed[0]
+
+    def parse(self, **kwargs: Any) -> Any:
+        """Return the SDK's parsed reply (or stream), watched; `parse(to=...)` is unwatched."""
+        if kwargs:
+            return self.__wrapped__.parse(**kwargs)
+        try:
+            result = self.__wrapped__.parse()
+        except Exception as exc:
+            report_failure(exc, self._adapter, self._settings)
+            raise
+        if inspect.isawaitable(result):  # an async response: parse() is a coroutine
+            return self._aparse(result)
+        return self._watched(result)
+
+    async def _aparse(self, pending: Any) -> Any:
+        try:
+            result = await pending
+        except Exception as exc:
+            report_failure(exc, self._adapter, self._settings)
+            raise
+        return self._watched(result)
+
+
+class ResponseManagerProxy(Passthrough):
+    """`with_streaming_response.<method>(...)`: a context manager giving a watched response."""
+
+    def __init__(self, manager: Any, adapter: str, settings: Settings, streaming: bool) -> None:
+        super().__init__(manager)
+        self._adapter = adapter
+        self._settings = settings
+        self._streaming = streaming
+
+    def _response(self, response: Any) -> ResponseProxy:
+        return ResponseProxy(response, self._adapter, self._settings, self._streaming)
+
+    def __enter__(self) -> ResponseProxy:
+        return self._response(self.__wrapped__.__enter__())
+
+    def __exit__(self, *exc: Any) -> None:
+        self.__wrapped__.__exit__(*exc)
+
+    async def __aenter__(self) -> ResponseProxy:
+        return self._response(await self.__wrapped__.__aenter__())
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.__wrapped__.__aexit__(*exc)

@@ -1,0 +1,371 @@
+"""Stream proxies for `stopkit.wrap`: the SDK's own stream, watched on the way through.
+
+Each proxy yields the very events the SDK yields, feeds the wire events among them to the
+adapter's accumulator, and reports the `Stop`s once: when the stream ends, or (as
+`stream_incomplete`) when it is closed, left or broken before its terminal event. The SDKs'
+helper streams (anthropic `MessageStream`, openai `ChatCompletionStream` / `ResponseStream`)
+are read through the proxy by their own helpers too (`until_done`, `get_final_*`,
+`text_stream`), so that every way of reading them is watched. Everything else is the SDK
+object's own attribute.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from stopkit._registry import get_adapter
+from stopkit._stop import Stop
+from stopkit._wrap._proxy import Passthrough
+from stopkit._wrap._report import Settings, finish_reason_stops
+
+__all__ = [
+    "AnthropicHelperStream",
+    "AsyncAnthropicHelperStream",
+    "AsyncHelperStream",
+    "AsyncStreamProxy",
+    "HelperStream",
+    "ManagerProxy",
+    "StreamProxy",
+    "Watch",
+    "anthropic_wire_event",
+    "chat_helper_chunk",
+    "stream_proxy",
+]
+
+# The anthropic MessageStream helper also yields derived events (`text`, `input_json`,
+# `citation`, ...) built from the raw ones; only the raw wire events go to the accumulator.
+# Source: anthropic/types/raw_message_stream_event.py and anthropic/lib/streaming/_types.py.
+ANTHROPIC_WIRE_EVENTS = frozenset(
+    {
+        "message_start",
+        "message_delta",
+        "message_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "ping",
+        "error",
+    }
+)
+
+Extract = Callable[[Any], Any]
+"""From an event a stream yields, the wire event to feed (None: a derived event, skipped)."""
+
+
+def anthropic_wire_event(event: Any) -> Any:
+    """The event itself when it is a raw anthropic wire event, else None."""
+    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+    return event if kind in ANTHROPIC_WIRE_EVENTS else None
+
+
+def chat_helper_chunk(event: Any) -> Any:
+    """The chunk of an openai `ChatCompletionStream` `chunk` event, else None.
+
+    Source: openai/lib/streaming/chat/_events.py (`ChunkEvent`: `type="chunk"`, `chunk`).
+    """
+    return event.chunk if getattr(event, "type", None) == "chunk" else None
+
+
+class Watch:
+    """One stream's accumulator and the `Stop`s it reported (None until it did)."""
+
+    __slots__ = ("accumulator", "adapter", "extract", "reply", "settings", "stops")
+
+    def __init__(self, adapter: str, settings: Settings, extract: Extract | None = None) -> None:
+        self.adapter = adapter
+        self.accumulator = get_adapter(adapter).stream()
+        self.settings = settings
+        self.extract = extract
+        self.stops: tuple[Stop, ...] | None = None
+        self.reply: Any = None
+        """What the caller holds (the stream proxy): attached to an error `on_stop` raises."""
+
+    def feed(self, event: Any) -> None:
+        """Give one event to the accumulator (unless it is a derived, non-wire event)."""
+        if self.stops is None:
+            wire = event if self.extract is None else self.extract(event)
+            if wire is not None:
+                self.accumulator.feed(wire)
+
+    def finish(self, *, may_raise: bool = True) -> None:
+        """Report the stream's `Stop`s (one per choice) once; later calls do nothing."""
+        if self.stops is None:
+            results = getattr(self.accumulator, "results", None)
+            stops = tuple(results()) if results is not None else (self.accumulator.result(),)
+            self.stops = stops
+            self.settings.report(stops, self.reply, may_raise=may_raise)
+
+    def ended(self, error: BaseException) -> None:
+        """Report the `Stop`s when reading the stream raised `error`.
+
+        The stream's own end (`StopIteration`, `StopAsyncIteration`) may raise the `Stop`'s
+        typed error; a broken read may not, so that the caller sees what broke it. An openai
+        helper stopping on a `length`/`content_filter` chunk reports the completion it carries.
+        """
+        if self.stops is not None:
+            return
+        stops = finish_reason_stops(error, self.adapter)
+        if stops is not None:
+            self.stops = stops
+            self.settings.report(stops, self.reply, cause=error)
+            return
+        self.finish(may_raise=isinstance(error, StopIteration | StopAsyncIteration))
+
+
+class _Base(Passthrough):
+    """A watched SDK stream (or helper manager); `__wrapped__` is the SDK object."""
+
+    _watch: Watch
+
+    def __init__(self, wrapped: Any, watch: Watch) -> None:
+        super().__init__(wrapped)
+        self._watch = watch
+        watch.reply = self
+
+    @property
+    def stop(self) -> Stop | None:
+        """The `Stop` reported for this stream (its first choice), or None while it is open."""
+        return None if self._watch.stops is None else self._watch.stops[0]
+
+
+class StreamProxy(_Base):
+    """A sync SDK stream (openai `Stream`, anthropic `Stream`, the genai generator), watched."""
+
+    def __init__(self, stream: Any, watch: Watch) -> None:
+        super().__init__(stream, watch)
+        self._iterator: Iterator[Any] | None = None
+
+    def __iter__(self) -> StreamProxy:
+        return self
+
+    def __next__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = iter(self.__wrapped__)
+        try:
+            event = next(self._iterator)
+        except BaseException as exc:
+            self._watch.ended(exc)
+            raise
+        self._watch.feed(event)
+        return event
+
+    def __enter__(self) -> StreamProxy:
+        enter = getattr(self.__wrapped__, "__enter__", None)
+        if enter is not None:
+            enter()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            exit_ = getattr(self.__wrapped__, "__exit__", None)
+            if exit_ is not None:
+                exit_(*exc)
+            else:
+                self._close_wrapped()
+        finally:
+            self._watch.finish(may_raise=exc[0] is None)
+
+    def _close_wrapped(self) -> None:
+        close = getattr(self.__wrapped__, "close", None)
+        if close is not None:
+            close()
+
+    def close(self) -> None:
+        """Close the SDK stream; a stream closed before its end reports `stream_incomplete`."""
+        try:
+            self._close_wrapped()
+        finally:
+            self._watch.finish()
+
+
+class AsyncStreamProxy(_Base):
+    """An async SDK stream (openai/anthropic `AsyncStream`, the genai async iterator), watched."""
+
+    def __init__(self, stream: Any, watch: Watch) -> None:
+        super().__init__(stream, watch)
+        self._iterator: AsyncIterator[Any] | None = None
+
+    def __aiter__(self) -> AsyncStreamProxy:
+        return self
+
+    async def __anext__(self) -> Any:
+        if self._iterator is None:
+            self._iterator = aiter(self.__wrapped__)
+        try:
+            event = await anext(self._iterator)
+        except BaseException as exc:
+            self._watch.ended(exc)
+            raise
+        self._watch.feed(event)
+        return event
+
+    async def __aenter__(self) -> AsyncStreamProxy:
+        enter = getattr(self.__wrapped__, "__aenter__", None)
+        if enter is not None:
+            await enter()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            exit_ = getattr(self.__wrapped__, "__aexit__", None)
+            if exit_ is not None:
+                await exit_(*exc)
+            else:
+                await self._close_wrapped()
+        finally:
+            self._watch.finish(may_raise=exc[0] is None)
+
+    async def _close_wrapped(self) -> None:
+        close = getattr(self.__wrapped__, "close", None) or getattr(
+            self.__wrapped__, "aclose", None
+        )
+        if close is not None:
+            result = close()
+            if hasattr(result, "__await__"):
+                await result
+
+    async def close(self) -> None:
+        """Close the SDK stream; a stream closed before its end reports `stream_incomplete`."""
+        try:
+            await self._close_wrapped()
+        finally:
+            self._watch.finish()
+
+    async def aclose(self) -> None:
+        """Close the stream (the async-generator spelling of `close`)."""
+        await self.close()
+
+
+def stream_proxy(stream: Any, watch: Watch) -> StreamProxy | AsyncStreamProxy:
+    """Return the proxy for an SDK stream: async when it is an async iterable."""
+    if hasattr(type(stream), "__aiter__"):
+        return AsyncStreamProxy(stream, watch)
+    return StreamProxy(stream, watch)
+
+
+def _final(proxy: Any, read: Callable[..., Any]) -> Callable[..., Any]:
+    """A helper's `get_final_*`: read the stream to its end through the proxy first."""
+
+    @functools.wraps(read)
+    def final(*args: Any, **kwargs: Any) -> Any:
+        proxy.until_done()
+        return read(*args, **kwargs)
+
+    return final
+
+
+def _afinal(proxy: Any, read: Callable[..., Any]) -> Callable[..., Any]:
+    """An async helper's `get_final_*`: read the stream to its end through the proxy first."""
+
+    @functools.wraps(read)
+    async def final(*args: Any, **kwargs: Any) -> Any:
+        await proxy.until_done()
+        return await read(*args, **kwargs)
+
+    return final
+
+
+class HelperStream(StreamProxy):
+    """An SDK helper stream (openai `ChatCompletionStream`/`ResponseStream`), watched.
+
+    Its `until_done()` and `get_final_*()` read the stream through this proxy.
+    """
+
+    def until_done(self) -> Any:
+        """Read the stream to its end; return what the SDK's `until_done` returns."""
+        for _ in self:
+            pass
+        done = self.__wrapped__.until_done()
+        return self if done is self.__wrapped__ else done
+
+    def __getattr__(self, name: str) -> Any:
+        value = super().__getattr__(name)
+        if name.startswith("get_final_") and callable(value):
+            return _final(self, value)
+        return value
+
+
+class AsyncHelperStream(AsyncStreamProxy):
+    """An async SDK helper stream, watched: `until_done()` and `get_final_*()` read through it."""
+
+    async def until_done(self) -> Any:
+        """Read the stream to its end; return what the SDK's `until_done` returns."""
+        async for _ in self:
+            pass
+        done = await self.__wrapped__.until_done()
+        return self if done is self.__wrapped__ else done
+
+    def __getattr__(self, name: str) -> Any:
+        value = super().__getattr__(name)
+        if name.startswith("get_final_") and callable(value):
+            return _afinal(self, value)
+        return value
+
+
+def _is_text_delta(event: Any) -> bool:
+    """Whether an anthropic `MessageStream` event carries a text delta (for `text_stream`)."""
+    return bool(event.type == "content_block_delta" and event.delta.type == "text_delta")
+
+
+class AnthropicHelperStream(HelperStream):
+    """anthropic's `MessageStream` helper, watched: its `text_stream` too."""
+
+    def __init__(self, stream: Any, watch: Watch) -> None:
+        super().__init__(stream, watch)
+        self._text: Iterator[str] | None = None
+
+    @property
+    def text_stream(self) -> Iterator[str]:
+        """The text deltas, read through this proxy so that the stream is still watched."""
+        if self._text is None:
+            self._text = (event.delta.text for event in self if _is_text_delta(event))
+        return self._text
+
+
+class AsyncAnthropicHelperStream(AsyncHelperStream):
+    """anthropic's `AsyncMessageStream` helper, watched: its `text_stream` too."""
+
+    def __init__(self, stream: Any, watch: Watch) -> None:
+        super().__init__(stream, watch)
+        self._text: AsyncIterator[str] | None = None
+
+    @property
+    def text_stream(self) -> AsyncIterator[str]:
+        """The text deltas, read through this proxy so that the stream is still watched."""
+        if self._text is None:
+            self._text = (event.delta.text async for event in self if _is_text_delta(event))
+        return self._text
+
+
+class ManagerProxy(_Base):
+    """A helper's context manager (`messages.stream(...)`, `chat.completions.stream(...)`, ...).
+
+    Entering it gives the watched helper stream; leaving it reports the `Stop`s if the stream
+    did not end (`stream_incomplete`).
+    """
+
+    def __init__(
+        self, manager: Any, watch: Watch, kinds: tuple[type[HelperStream], type[AsyncHelperStream]]
+    ) -> None:
+        super().__init__(manager, watch)
+        self._kinds = kinds
+
+    def __enter__(self) -> HelperStream:
+        return self._kinds[0](self.__wrapped__.__enter__(), self._watch)
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self.__wrapped__.__exit__(*exc)
+        finally:
+            self._watch.finish(may_raise=exc[0] is None)
+
+    async def __aenter__(self) -> AsyncHelperStream:
+        return self._kinds[1](await self.__wrapped__.__aenter__(), self._watch)
+
+    async def __aexit__(self, *exc: Any) -> None:
+        try:
+            await self.__wrapped__.__aexit__(*exc)
+        finally:
+            self._watch.finish(may_raise=exc[0] is None)

@@ -1,0 +1,115 @@
+"""Auditing whole results files: chunks in this process or in a pool of processes.
+
+The work is `read_chunk` (a line in, a record out) folded into a `Report` per chunk; reports
+merge. The same two functions run on a distributed engine (examples/batch_dask.py).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+from stopkit.batch._lines import Chunk, read_chunk, split
+from stopkit.batch._report import Report
+
+__all__ = ["audit", "audit_chunk"]
+
+
+def audit_chunk(
+    chunk: Chunk,
+    spill_dir: str | os.PathLike[str] | None = None,
+    *,
+    keep_requests: bool = False,
+    into: Report | None = None,
+) -> Report:
+    """Audit one chunk of a results file (see `split`) into a report, and return it.
+
+    Example:
+        >>> [chunk] = stopkit.batch.split(["results.jsonl"], 1)  # doctest: +SKIP
+        >>> stopkit.batch.audit_chunk(chunk).lines  # doctest: +SKIP
+        50000
+    """
+    report = into if into is not None else Report(spill_dir, keep_requests=keep_requests)
+    report.begin_chunk(chunk)
+    add = report.add
+    lines = read_chunk(chunk)
+    for record in lines:
+        add(record)
+    report.end_chunk(chunk, lines.lines)
+    return report
+
+
+def _worker(chunk: Chunk, spill_dir: str, keep_requests: bool) -> Report:
+    return audit_chunk(chunk, spill_dir, keep_requests=keep_requests)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """Fork where it is safe (Linux, this process has one thread), else spawn.
+
+    A forked worker starts at once with stopkit already imported (a spawned one imports it
+    again: a few tenths of a second of CPU each, a large share of a small batch). A fork of a
+    threaded process can deadlock, which is why Python 3.14 stops forking by default: with
+    any other thread running (a test runner's, a notebook's, a server's), spawn.
+    """
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+#: Chunks per process with jobs > 1: small enough to even out uneven lines and a worker's late
+#: start, large enough that a chunk's report and process hop cost little.
+_CHUNKS_PER_JOB = 8
+
+
+def audit(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    jobs: int = 1,
+    spill_dir: str | os.PathLike[str] | None = None,
+    keep_requests: bool = False,
+) -> Report:
+    """Audit batch results files: why every request stopped, by model and group.
+
+    Files are read as JSON Lines in constant memory (a Gemini batch job document with inlined
+    responses is read whole); bad lines are counted and listed, never fatal. `jobs > 1` audits
+    line-aligned chunks in that many processes: this one and `jobs - 1` workers.
+
+    Example:
+        >>> report = stopkit.batch.audit(["output.jsonl", "errors.jsonl"])  # doctest: +SKIP
+        >>> [(g.label, n) for g, n in report.groups][:2]  # doctest: +SKIP
+        [('completed', 9812), ('output_limit/max_tokens', 1204)]
+    """
+    report = Report(spill_dir, keep_requests=keep_requests)
+    chunks = split(paths, jobs * _CHUNKS_PER_JOB if jobs > 1 else 1)
+    if jobs <= 1 or len(chunks) <= 1:
+        for chunk in chunks:
+            audit_chunk(chunk, into=report)
+        return report
+    parts: list[Report | None] = [None] * len(chunks)
+    # The workers take chunks from the front, this process from the back, so it is busy while
+    # they start (a spawned interpreter takes a fraction of a second to import stopkit).
+    ahead = deque(range(len(chunks)))
+    running: dict[Future[Report], int] = {}
+    with ProcessPoolExecutor(jobs - 1, mp_context=_context()) as pool:
+        while ahead or running:
+            while ahead and len(running) < 2 * (jobs - 1):
+                i = ahead.popleft()
+                future = pool.submit(_worker, chunks[i], report.spill_dir, keep_requests)
+                running[future] = i
+            if ahead:
+                i = ahead.pop()
+                parts[i] = audit_chunk(chunks[i], report.spill_dir, keep_requests=keep_requests)
+                done = [f for f in running if f.done()]
+            else:
+                done = list(wait(running, return_when=FIRST_COMPLETED).done)
+            for future in done:
+                parts[running.pop(future)] = future.result()
+    for part in parts:
+        if part is not None:
+            report.merge(part)
+    return report

@@ -1,0 +1,158 @@
+"""Joining results to the batch's request file, in constant memory.
+
+The results' join keys (custom_id, key, recordId; the line number where a line has none) go
+into an on-disk index (SQLite, from the standard library) built from the report's entry lists;
+the request file is then streamed once, in its own order, so neither file is ever held in
+memory and the results may come in any order (Anthropic's and Bedrock's do).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from stopkit.batch._errors import BatchUsageError
+from stopkit.batch._json import loads
+from stopkit.batch._lines import document_items
+from stopkit.batch._record import BAD_LINES, Outcome
+from stopkit.batch._report import Entry, Group, Report
+from stopkit.batch._requests import COMPATIBLE, format_of, key_of
+
+__all__ = ["is_requests_document", "join", "request_lines", "requests_document"]
+
+#: Groups never indexed: the join's own, and lines that could not be read (they have no id).
+_NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
+
+
+def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
+    """Index every result's join key: key -> (its group, its entry, seen by a request yet)."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = OFF")  # a scratch file: nothing to recover after a crash
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute(
+        "CREATE TABLE result (key TEXT PRIMARY KEY, grp INTEGER, id TEXT, file TEXT,"
+        " line INTEGER, seen INTEGER)"
+    )
+    groups = [g for g in report.counts if g.outcome not in _NOT_RESULTS]
+    keyless: set[str] = set()
+
+    def rows() -> Iterator[tuple[Any, ...]]:
+        for number, group in enumerate(groups):
+            for entry in report.entries(group):
+                if entry.id is None:
+                    keyless.add(entry.file)
+                yield entry.key, number, entry.id, entry.file, entry.line
+
+    with db:
+        db.executemany("INSERT OR IGNORE INTO result VALUES (?, ?, ?, ?, ?, 0)", rows())
+    if len(keyless) > 1:
+        raise BatchUsageError(
+            "results lines without ids are matched to requests by line number, which needs "
+            f"one results file; these have lines without ids: {', '.join(sorted(keyless))}"
+        )
+    return db, groups
+
+
+_NOT_JSON = object()
+
+
+def requests_document(path: str) -> list[Any] | None:
+    """The requests of a Message Batches create body (`{"requests": [...]}`), else None.
+
+    That is the form Anthropic's API takes (`anthropic.types.messages.BatchCreateParams`);
+    a JSON Lines file of `{"custom_id", "params"}` lines is read line by line instead.
+    """
+
+    def pick(doc: Any) -> list[Any] | None:
+        found = doc.get("requests") if type(doc) is dict else None
+        return found if type(found) is list else None
+
+    return document_items(path, pick)
+
+
+_FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"([^"]*)"')
+
+
+def is_requests_document(path: str | os.PathLike[str]) -> bool:
+    """Whether a request file is a `{"requests": [...]}` document (by its first key only)."""
+    with open(path, "rb") as f:
+        found = _FIRST_KEY.match(f.read(4096))
+    return found is not None and found[1] == b"requests"
+
+
+def request_lines(path: str) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line."""
+    items = requests_document(path)
+    if items is not None:
+        yield from enumerate(items, 1)
+        return
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
+            if raw.isspace():
+                continue
+            try:
+                yield number, loads(raw)
+            except ValueError:
+                yield number, _NOT_JSON
+
+
+def join(
+    report: Report, inputs: Sequence[str | os.PathLike[str]]
+) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
+    """Stream the request files; yield (result group, format, request line, result entry).
+
+    Every request is matched to its result by id. When the iterator is exhausted, the report
+    holds two more groups: `no_result` (requests no result answers) and `no_input` (results
+    with no request). Request lines that are not JSON, or of no known shape, are counted as
+    bad lines of their file. A request file in another provider's format raises
+    `BatchUsageError`.
+    """
+    if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
+        raise BatchUsageError(
+            "Vertex AI results carry each request (their `request` field) in no promised "
+            "order: give no --input for them"
+        )
+    allowed = set().union(*(COMPATIBLE.get(name, set()) for name in report.formats))
+    db, groups = _index(report, os.path.join(report.spill_dir, f"join-{uuid.uuid4().hex}.db"))
+    try:
+        for raw_path in inputs:
+            path = os.fspath(raw_path)
+            for number, line in request_lines(path):
+                place = Entry(None, path, number)
+                if line is _NOT_JSON:
+                    report.add_entry(Group(None, Outcome.NOT_JSON), place)
+                    continue
+                fmt = format_of(line)
+                if fmt is None:
+                    report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
+                    continue
+                if allowed and fmt not in allowed:
+                    results = ", ".join(sorted(report.formats))
+                    raise BatchUsageError(
+                        f"{path}:{number} is a {fmt} request line, but the results are "
+                        f"{results}: give the batch's own request file"
+                    )
+                key = key_of(line, fmt, number)
+                found = db.execute(
+                    "SELECT rowid, grp, id, file, line FROM result WHERE key = ?", (key,)
+                ).fetchone()
+                if found is None:
+                    request_id = None if key.startswith("#") else key
+                    report.add_entry(
+                        Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
+                    )
+                    continue
+                rowid, group, *result = found
+                db.execute("UPDATE result SET seen = 1 WHERE rowid = ?", (rowid,))
+                yield groups[group], fmt, line, Entry(*result)
+        unseen = "SELECT id, file, line FROM result WHERE seen = 0 ORDER BY rowid"
+        for result in db.execute(unseen):
+            report.add_entry(Group(None, Outcome.NO_INPUT), Entry(*result))
+    finally:
+        db.close()

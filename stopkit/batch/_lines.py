@@ -1,0 +1,230 @@
+"""Reading results files: the pure per-line function, and files cut into line-aligned chunks.
+
+A results file is JSON Lines, read line by line in constant memory. The one exception is a
+Gemini batch whose requests were inlined: its responses come inside the batch job itself (one
+JSON document, `inlinedResponses`), which is read whole; the Gemini API caps such a batch at
+20 MB of requests (ai.google.dev/gemini-api/docs/batch-api, "Inline requests").
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from stopkit.batch._json import loads
+from stopkit.batch._record import Outcome, Record
+from stopkit.batch._results import read_item, read_object
+
+__all__ = [
+    "Chunk",
+    "audit_line",
+    "document_items",
+    "inlined_items",
+    "read_chunk",
+    "results_files",
+    "split",
+]
+
+_BOM = b"\xef\xbb\xbf"
+#: Files smaller than this are never split: a process costs more than it saves.
+_MIN_SPLIT = 1 << 20
+
+
+def audit_line(line: bytes | str, number: int = 0, *, unterminated: bool = False) -> Record:
+    """Read one line of a batch results file, in any supported format, into a `Record`.
+
+    Pure: a line in, a record out; it never raises for bad input. A line that is not JSON is
+    `not_json`, or `truncated_line` when it is the file's last line and had no newline
+    (`unterminated`): a download cut short.
+
+    Example:
+        >>> line = b'{"custom_id": "r1", "result": {"type": "succeeded", "message": {'
+        >>> line += b'"type": "message", "content": [], "stop_reason": "max_tokens"}}}'
+        >>> audit_line(line, 7).reason
+        <StopReason.OUTPUT_LIMIT: 'output_limit'>
+    """
+    try:
+        obj = loads(line)
+    except ValueError as exc:
+        outcome = Outcome.TRUNCATED_LINE if unterminated else Outcome.NOT_JSON
+        return Record(number, outcome, message=str(exc))
+    return read_object(obj, number)
+
+
+def inlined_items(doc: Any) -> list[Any] | None:
+    """The inlined responses of a Gemini batch job document, or None when it holds none.
+
+    Accepted: the REST batch operation (`metadata.output` or `response`), a
+    `GenerateContentBatch` (`output`), its output (`inlinedResponses.inlinedResponses`), the
+    google-genai `BatchJob` dumped to JSON (`dest.inlined_responses`), or a bare list of items.
+    """
+    if type(doc) is list:
+        return doc if doc and all(type(i) is dict for i in doc) else None
+    if type(doc) is not dict:
+        return None
+    for holder in (
+        doc,
+        doc.get("output"),
+        doc.get("response"),
+        (doc.get("metadata") or {}).get("output") if type(doc.get("metadata")) is dict else None,
+        doc.get("dest"),
+    ):
+        if type(holder) is not dict:
+            continue
+        found = holder.get("inlinedResponses", holder.get("inlined_responses"))
+        if type(found) is dict:  # REST: InlinedResponses {inlinedResponses: [...]}
+            found = found.get("inlinedResponses")
+        if type(found) is list:
+            return found
+    return None
+
+
+def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[Any] | None:
+    """The items `pick` finds when the file is one JSON document, else None (JSON Lines).
+
+    A document on one line, or pretty-printed over many, is read whole; a file whose first
+    line is a complete JSON Lines record is left to the line reader.
+    """
+    with open(path, "rb") as f:
+        first = f.readline().removeprefix(_BOM)
+        if not first.lstrip().startswith((b"{", b"[")):
+            return None
+        try:
+            return pick(loads(first))
+        except ValueError:
+            pass
+        if b"\n" not in first:  # a single line that does not parse: not a document either
+            return None
+        f.seek(0)
+        try:
+            return pick(loads(f.read().removeprefix(_BOM)))
+        except ValueError:  # neither a document nor JSON Lines: the line reader says so
+            return None
+
+
+def _document(path: str) -> list[Any] | None:
+    """The inlined responses when the file is one Gemini batch job document, else None."""
+    return document_items(path, inlined_items)
+
+
+class Chunk(NamedTuple):
+    """A line-aligned byte range of one results file, the unit of work of `--jobs`.
+
+    Its lines are numbered from 1 where it starts; merging reports in file order numbers them
+    in the file (see `Report.merge`), so nothing reads the file ahead to count lines.
+
+    Example:
+        >>> Chunk("results.jsonl", 0, 1 << 20)  # doctest: +SKIP
+    """
+
+    path: str
+    start: int = 0
+    end: int = -1
+    """Where the range ends (exclusive); -1 is the end of the file."""
+    document: bool = False
+    """The file is one batch job document (Gemini inlined responses), not JSON Lines."""
+
+
+#: What a results folder holds: OpenAI/Anthropic/Gemini/Vertex JSON Lines, Bedrock's
+#: `.jsonl.out`, and a Gemini batch job document (`.json`). Bedrock's `manifest.json.out`
+#: (a summary, not results) is left out by its suffix.
+_SUFFIXES = (".jsonl", ".jsonl.out", ".ndjson", ".json")
+
+
+def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The results files named: files as given, folders as every results file in them.
+
+    Example:
+        >>> results_files(["batch_1/"])  # doctest: +SKIP
+        ['batch_1/errors.jsonl', 'batch_1/output.jsonl']
+    """
+    found: list[str] = []
+    for target in targets:
+        path = Path(target)
+        if path.is_dir():
+            found.extend(
+                str(p)
+                for p in sorted(path.rglob("*"))
+                if p.is_file() and p.name.endswith(_SUFFIXES)
+            )
+        else:
+            found.append(os.fspath(target))
+    return found
+
+
+def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
+    """Cut files into about `parts` line-aligned chunks each (files under 1 MiB stay whole).
+
+    Only the cut points are read (a seek and a line each): the work of reading is the chunks'.
+
+    Example:
+        >>> [c.start for c in split(["results.jsonl"], 2)]  # doctest: +SKIP
+        [0, 52428812]
+    """
+    chunks: list[Chunk] = []
+    for raw_path in paths:
+        path = os.fspath(raw_path)
+        if _document(path) is not None:
+            chunks.append(Chunk(path, document=True))
+            continue
+        size = os.path.getsize(path)
+        if parts <= 1 or size < _MIN_SPLIT:
+            chunks.append(Chunk(path))
+            continue
+        cuts = [0]
+        with open(path, "rb") as f:
+            for k in range(1, parts):
+                f.seek(max(size * k // parts - 1, cuts[-1]))
+                f.readline()  # to the start of the next line
+                cuts.append(f.tell())
+        cuts.append(size)
+        chunks.extend(Chunk(path, a, b) for a, b in itertools.pairwise(cuts) if b > a)
+    return chunks
+
+
+class ChunkLines:
+    """The records of a chunk's lines, in order; `lines` counts its lines once read through.
+
+    Lines are numbered from 1 at the chunk's start; blank lines count but give no record.
+    """
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[Record]:
+        chunk = self.chunk
+        if chunk.document:
+            items = _document(chunk.path) or []
+            for i, item in enumerate(items, 1):
+                yield read_item(item, i)
+            self.lines = len(items)
+            return
+        line = 0
+        with open(chunk.path, "rb") as f:
+            f.seek(chunk.start)
+            left = chunk.end - chunk.start if chunk.end >= 0 else -1
+            for raw in f:
+                if left == 0:
+                    break
+                if left > 0:
+                    left -= len(raw)
+                line += 1
+                if line == 1 and chunk.start == 0:
+                    raw = raw.removeprefix(_BOM)
+                if not raw.isspace():
+                    yield audit_line(raw, line, unterminated=not raw.endswith(b"\n"))
+        self.lines = line
+
+
+def read_chunk(chunk: Chunk) -> ChunkLines:
+    """The records of every line of a chunk, in order (numbered from 1 at the chunk's start).
+
+    Example:
+        >>> [r.outcome for r in read_chunk(Chunk("results.jsonl"))][:2]  # doctest: +SKIP
+        [<Outcome.REPLIED: 'replied'>, <Outcome.EXPIRED: 'expired'>]
+    """
+    return ChunkLines(chunk)

@@ -1,0 +1,137 @@
+"""Writing the follow-up batch: a request file in the provider's own format, and a mapping.
+
+The requests come from the batch's request file (`--input`, joined by id), or, where the
+results echo each request (Vertex, Bedrock), from the results themselves. Each line written
+gets a new id (`<id>-r1`); the mapping file (JSON Lines) ties every new id to the old one and
+says what was changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stopkit.batch._errors import BatchUsageError
+from stopkit.batch._join import is_requests_document, join
+from stopkit.batch._json import dumps
+from stopkit.batch._plan import ResubmitOptions, plan, wanted
+from stopkit.batch._report import Entry, Group, Report
+from stopkit.batch._requests import format_of, new_id, with_id
+
+__all__ = ["Resubmission", "check_input", "resubmit"]
+
+#: Results formats whose lines carry their own request (so no request file is needed).
+_ECHOING = frozenset({"vertex", "bedrock"})
+
+
+@dataclass
+class Resubmission:
+    """What `resubmit` wrote: how many requests per action, and what it held back, and why.
+
+    Example:
+        >>> done = resubmit(report, "retry.jsonl", inputs=["in.jsonl"])  # doctest: +SKIP
+        >>> done.written  # doctest: +SKIP
+        {'raise_max_tokens': 1204, 'as_is_expired': 402}
+    """
+
+    out: str
+    mapping: str
+    written: dict[str, int] = field(default_factory=dict)
+    """Requests written, per action: `raise_max_tokens`, `reasoning_budget`, `as_is_expired`,
+    `as_is_retryable_error`."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Lines of resubmittable groups not written, per cause (`at_cap`, `no_ceiling`, ...);
+    their ids are `report.skipped_ids(cause)`."""
+
+
+def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
+    for entry, group, request in report.echoed_requests():
+        fmt = format_of(request)
+        if fmt is not None:
+            yield group, fmt, request, entry
+
+
+def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> None:
+    """Join the results to their request file(s): add the `no_result` and `no_input` groups.
+
+    Example:
+        >>> stopkit.batch.check_input(report, ["batch_input.jsonl"])  # doctest: +SKIP
+        >>> report.count(outcome=Outcome.NO_RESULT)  # doctest: +SKIP
+        0
+    """
+    for _ in join(report, inputs):
+        pass
+
+
+def resubmit(
+    report: Report,
+    out: str | os.PathLike[str],
+    *,
+    inputs: Sequence[str | os.PathLike[str]] = (),
+    options: ResubmitOptions | None = None,
+    mapping: str | os.PathLike[str] | None = None,
+) -> Resubmission:
+    """Write the requests that deserve another try to `out`, in the provider's batch format.
+
+    Truncated replies (`output_limit`, `max_tokens`) go with a raised ceiling; expired requests
+    and retryable errors as they were. `filtered`, `unknown` and other errors are never
+    resubmitted: the report lists them. `inputs` are the batch's request files (joined by id);
+    without them, only results that echo their requests (Vertex, Bedrock) can be resubmitted.
+    The mapping (JSON Lines, `<out>.mapping.jsonl` by default) ties new ids to old ones.
+
+    Example:
+        >>> report = stopkit.batch.audit(["results.jsonl"])  # doctest: +SKIP
+        >>> stopkit.batch.resubmit(report, "retry.jsonl", inputs=["in.jsonl"])  # doctest: +SKIP
+        Resubmission(out='retry.jsonl', mapping='retry.jsonl.mapping.jsonl', ...)
+    """
+    options = options or ResubmitOptions()
+    out = os.fspath(out)
+    mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
+    source: Iterable[tuple[Group, str, dict[str, Any], Entry]]
+    if inputs:
+        source = join(report, inputs)
+    else:
+        silent = set(report.formats) - _ECHOING or not report.keep_requests
+        if silent and any(wanted(g, options) for g in report.counts):
+            raise BatchUsageError(
+                "these results do not carry their requests: give the batch's request file "
+                "(--input) to resubmit"
+            )
+        source = _echoed(report)
+    done = Resubmission(out, mapping)
+    # A create body in, a create body out (Anthropic's `{"requests": [...]}`); else JSON Lines.
+    document = bool(inputs) and all(is_requests_document(p) for p in inputs)
+    head, sep, end, tail = (
+        (b'{"requests": [\n', b",\n", b"", b"\n]}\n") if document else (b"", b"", b"\n", b"")
+    )
+    with open(out, "wb") as requests, open(mapping, "wb") as links:
+        requests.write(head)
+        for group, fmt, line, entry in source:
+            if not wanted(group, options):
+                continue
+            step = plan(group, line, fmt, options)
+            if step.line is None or step.action is None:
+                cause = step.skip or "no_request"
+                done.skipped[cause] = done.skipped.get(cause, 0) + 1
+                report.add_skipped(cause, entry)
+                continue
+            new = None if entry.id is None else new_id(entry.id, fmt)
+            written = step.line if new is None else with_id(step.line, fmt, new)
+            requests.write((sep if done.written else b"") + dumps(written) + end)
+            done.written[step.action] = done.written.get(step.action, 0) + 1
+            link = {
+                "line": sum(done.written.values()),
+                "new_id": new if written is not step.line else None,
+                "old_id": entry.id,
+                "result": str(entry),
+                "action": step.action,
+                "field": step.field,
+                "from": step.old,
+                "to": step.new,
+            }
+            links.write(dumps(link) + b"\n")
+        requests.write(tail)
+    report.resubmission = done
+    return done

@@ -1,0 +1,392 @@
+"""The state of one loop run (`Run`): its transcript, bounds, model calls and ending.
+
+`drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
+call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
+`Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
+tool call goes through the run's `ToolExecutor` likewise.
+
+A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
+recorded (no call is made) and records the reply of a live one, before it is used.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any
+
+from stopkit._adapter import Adapter
+from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
+from stopkit._logsafe import clip
+from stopkit._normalize import _decode, detect
+from stopkit._stop import Stop, StopReason
+from stopkit.loop._detector import LoopDetector
+from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._requests import CallModel, Request, Sleep
+from stopkit.loop._retry import retry_delay
+from stopkit.loop._runner import ToolRunner, describe
+from stopkit.loop._settings import LoopSettings
+from stopkit.loop._streams import Streamed, read_stream
+from stopkit.loop.events import (
+    Escalated,
+    Escalation,
+    LoopEnded,
+    ModelCallFailed,
+    ModelReplied,
+    Outcome,
+    Termination,
+    TextDelta,
+    ToolRun,
+    TurnStarted,
+)
+from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
+from stopkit.loop.journal._codec import reply_json
+from stopkit.loop.journal._names import CURRENT_STEP, model_step
+from stopkit.loop.journal._recorder import Recorder
+
+__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
+
+logger = logging.getLogger("stopkit.loop")
+
+SYNTHESIZE_PROMPT = (
+    "Your last reply was empty. Sum up what you did and found so far, as your final answer "
+    "to the user. Do not call any tools."
+)
+"""What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
+
+# The endings that leave recorded steps unreplayed on purpose (any other ending with a recorded
+# step left over means the code took another path: a JournalMismatch).
+_PARTIAL = frozenset({Termination.CANCELLED, Termination.NEEDS_ATTENTION})
+# Only a complete final reply joins the transcript when the run finishes on it.
+APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
+# The endings after which the summing-up call may be made (never after a filtered or unknown
+# reply, a truncated one, or a passed deadline).
+_SYNTHESIZE_AFTER = frozenset(
+    {
+        Termination.COMPLETED,
+        Termination.STOP_SEQUENCE,
+        Termination.MAX_TURNS,
+        Termination.LOOP_DETECTED,
+        Termination.PAUSE_LIMIT,
+    }
+)
+
+
+def log_escalation(escalation: Escalation) -> None:
+    """Log an escalation at WARNING: the default `on_escalate`."""
+    stop = escalation.stop
+    logger.warning(
+        "stopkit: escalated at turn %d: %s (provider %s, raw %s)",
+        escalation.turn,
+        escalation.reason,
+        stop.provider,
+        clip(stop.raw_reason),
+    )
+
+
+def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
+    """Return the transcript a run starts from: a copy of `messages`, or a `str` as one message.
+
+    The `str` is a user message in `adapter`'s shape, or the plain one while no adapter is
+    known. Anything but a sequence of messages is a `TypeError` naming what was given.
+    """
+    if isinstance(messages, str):
+        return [
+            plain_user_message(messages) if adapter is None else user_message(adapter, messages)
+        ]
+    if not isinstance(messages, Sequence) or isinstance(messages, bytes | bytearray):
+        raise TypeError(
+            f"messages must be a list of messages or a str, not {type(messages).__name__}"
+            + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
+        )
+    return list(messages)
+
+
+class Run:
+    """The state of one run; `drive` steps it. Holds no reference to the shells."""
+
+    def __init__(
+        self,
+        settings: LoopSettings,
+        runner: ToolRunner,
+        messages: Sequence[Any] | str,
+        *,
+        is_async: bool,
+    ) -> None:
+        self.settings = settings
+        self.handlers = settings.handlers or DEFAULT_HANDLERS
+        self.on_escalate = settings.on_escalate or log_escalation
+        self.is_async = is_async
+        self.adapter: Adapter | None = settings.adapter  # type: ignore[assignment]
+        # A str prompt is one user message: in the adapter's shape once it is known.
+        self.prompt = messages if isinstance(messages, str) else None
+        self.transcript: list[Any] = starting_messages(messages, self.adapter)
+        self.input = tuple(self.transcript)
+        self.base: Mapping[str, Any] = settings.overrides or {}
+        self.next_overrides: Mapping[str, Any] = self.base
+        self.tried: list[Mapping[str, Any]] = []
+        self.turn = 0
+        self.pauses = 0
+        self.repeats = 0
+        self.last_stop: Stop | None = None
+        self.loop_detected = LoopDetector(settings).detected
+        self.escalation: Escalation | None = None
+        self.emit = settings.on_event
+        self.deadline_at = (
+            None if settings.deadline is None else time.monotonic() + settings.deadline
+        )
+        journal = settings.journal
+        self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
+        self.tools = ToolExecutor(
+            runner,
+            settings.tool_timeout,
+            self.deadline_at,
+            self.emit,
+            self.recorder,
+            settings.run_id,
+        )
+        self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
+        self.ended = False
+        self.unsupported = False  # the last reply was none stopkit can read
+
+    @property
+    def runs(self) -> list[ToolRun]:
+        """Every tool call handled so far, in order."""
+        return self.tools.runs
+
+    # --- bounds -----------------------------------------------------------------------------
+
+    def out_of_bounds(self) -> Termination | None:
+        if self.deadline_at is not None and time.monotonic() >= self.deadline_at:
+            return Termination.DEADLINE
+        if self.turn >= self.settings.max_turns:
+            return Termination.MAX_TURNS
+        return None
+
+    def cut_short(self) -> None:
+        """Close a run cut short (cancelled, interrupted); report it on `LoopEnded`.
+
+        Every call of the tool request being handled gets a result (its own, or `cancelled`)
+        and joins the transcript with the reply, so the transcript stays one the provider
+        accepts. A run that has ended already is left as it is.
+        """
+        if self.ended:
+            return
+        self.transcript.extend(self.tools.answer_cut(self.adapter))
+        self.finish(Termination.CANCELLED)
+
+    # --- model calls ------------------------------------------------------------------------
+
+    def model_turn(
+        self, overrides: Mapping[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Stop]:
+        """Start the next turn with its model call; return the reply's `Stop`.
+
+        Every model call of a run starts here (the summing-up call too): the place for a step
+        boundary or a span around one.
+        """
+        self.turn += 1
+        if self.emit is not None:
+            self.emit(TurnStarted(self.turn, overrides))
+        stop = yield from self.call_model(overrides, messages)
+        self.last_stop = stop
+        if self.emit is not None:
+            self.emit(ModelReplied(self.turn, stop))
+        return stop
+
+    def call_model(
+        self, overrides: Mapping[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Stop]:
+        """Make one model call (retrying under the loop's policy); return the reply's `Stop`.
+
+        The step `model_call_<turn>`: replayed from the journal when recorded there, else made
+        (`current_step()` names it meanwhile) and recorded. Raises `ModelCallError` when the
+        call failed and no retry is left.
+        """
+        recorder = self.recorder
+        if recorder is not None:
+            recorded = recorder.model(self.turn, messages, overrides)
+            if recorded is not None:
+                return self.replayed(recorded)
+        outer = CURRENT_STEP.get()
+        CURRENT_STEP.set(model_step(self.turn))
+        try:
+            reply = yield from self.attempts(overrides, messages)
+        finally:
+            CURRENT_STEP.set(outer)
+        stop = self.normalize(reply)
+        if recorder is not None:
+            try:
+                recorder.record_model(self.turn, reply_json(reply))
+            except JournalError:
+                if not self.unsupported:
+                    raise
+                # A reply stopkit cannot read and that has no JSON form: the run ends as
+                # unknown now, and a rerun makes this call again.
+        return stop
+
+    def attempts(
+        self, overrides: Mapping[str, Any], messages: list[Any]
+    ) -> Generator[Request, Any, Any]:
+        """Make the model call until a try returns (the retries); return what it returned."""
+        attempt = 0
+        keep = self.recorder is not None
+        while True:
+            attempt += 1
+            try:
+                return (
+                    yield CallModel(
+                        messages, overrides, self.turn, attempt, self.adapter, self.on_text, keep
+                    )
+                )
+            except Exception as exc:  # thrown in by the shell: what call_model raised
+                delay, why = retry_delay(self.settings.retry, exc, attempt, self.deadline_at)
+                if self.emit is not None:
+                    self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
+                if delay is None:
+                    self.tools.pending = None
+                    outcome = self.finish(Termination.MODEL_ERROR)
+                    raise ModelCallError(outcome, attempt, why) from exc
+                logger.warning(
+                    "stopkit: the model call of turn %d failed (attempt %d: %s); "
+                    "retrying in %.2f s",
+                    self.turn,
+                    attempt,
+                    clip(describe(exc)),
+                    delay,
+                )
+                yield Sleep(delay)
+
+    def replayed(self, recorded: Any) -> Stop:
+        """Return the `Stop` of a recorded reply, read by the adapter as a live one is."""
+        events = recorded.get("events")
+        if events is not None:
+            return self.streamed(read_stream(events, self.adapter, self.on_text))
+        return self.normalize(recorded["reply"])
+
+    def normalize(self, reply: Any) -> Stop:
+        """Return the `Stop` of a reply; one stopkit cannot read gives an `unsupported_reply` one.
+
+        Not readable: a value no adapter detects (text, a dict of no known shape), or, once the
+        adapter is known, a reply its `detects` refuses (another provider's). The run then ends
+        as `unknown` (see `drive`), with everything done so far kept.
+        """
+        if type(reply) is Streamed:
+            return self.streamed(reply)
+        adapter = self.adapter
+        try:
+            reply = _decode(reply)
+            if adapter is None:
+                adapter = self.adopt(detect(reply))
+            elif not adapter.detects(reply):
+                raise UnsupportedReply(reply, [adapter.name], f"not a {adapter.name} reply")
+        except UnsupportedReply as exc:
+            return self.unreadable(reply, exc)
+        return adapter.normalize(reply)
+
+    def streamed(self, streamed: Streamed) -> Stop:
+        """Return the `Stop` of a streamed reply the shell has read."""
+        if streamed.error is not None:
+            return self.unreadable(streamed.raw, streamed.error)
+        if self.adapter is None and streamed.adapter is not None:
+            self.adopt(streamed.adapter)
+        assert streamed.stop is not None
+        return streamed.stop
+
+    def adopt(self, adapter: Adapter) -> Adapter:
+        """Take the adapter the first reply named; a `str` prompt now takes its shape."""
+        self.adapter = adapter
+        if self.prompt is not None:
+            self.transcript[0] = user_message(adapter, self.prompt)
+        return adapter
+
+    def report_text(self, text: str) -> None:
+        """Report a piece of a streamed reply's text (`TextDelta`)."""
+        if self.emit is not None:
+            self.emit(TextDelta(self.turn, text))
+
+    def unreadable(self, reply: Any, error: UnsupportedReply) -> Stop:
+        """Return the `Stop` standing for a reply stopkit cannot read, and log it at WARNING."""
+        logger.warning(
+            "stopkit: call_model returned %s at turn %d; ending the run as unknown",
+            clip(str(error), 600),
+            self.turn,
+        )
+        self.unsupported = True
+        return Stop(
+            reason=StopReason.UNKNOWN,
+            provider=self.adapter.name if self.adapter is not None else "none",
+            detail="unsupported_reply",
+            notes=(str(error),),
+            raw=reply,
+        )
+
+    # --- ending -----------------------------------------------------------------------------
+
+    def escalate(self, stop: Stop, reason: str | None) -> Escalation:
+        if reason is None:
+            reason = stop.reason.value + (f" ({stop.detail})" if stop.detail else "")
+        escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
+        self.escalation = escalation
+        self.on_escalate(escalation)
+        if self.emit is not None:
+            self.emit(Escalated(self.turn, escalation))
+        return escalation
+
+    def finish(self, termination: Termination, text: str | None = None) -> Outcome:
+        """Return the outcome as it stands (no summing-up call), and report `LoopEnded`."""
+        self.ended = True
+        if text is None:
+            text = self.last_stop.text if self.last_stop is not None else ""
+        runs = self.tools.runs
+        outcome = Outcome(
+            text,
+            termination,
+            self.last_stop,
+            self.turn,
+            self.transcript,
+            self.escalation,
+            tuple(runs),
+        )
+        if self.recorder is not None:
+            why = self.escalation.reason if self.escalation is not None else text
+            self.recorder.finish(termination.value, why, replayed_all=termination not in _PARTIAL)
+        if self.emit is not None:
+            self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
+        return outcome
+
+    def end(
+        self, termination: Termination, text: str | None = None
+    ) -> Generator[Request, Any, Outcome]:
+        if text is None:
+            text = self.last_stop.text if self.last_stop is not None else ""
+        if (
+            text == ""
+            and self.settings.synthesize_on_empty_final
+            and termination in _SYNTHESIZE_AFTER
+            and self.adapter is not None
+        ):
+            text = yield from self.synthesize()
+        if text == "":
+            logger.info(
+                "stopkit: the run ended with an empty final answer "
+                "(termination %s, turn %d, %d tool calls)",
+                termination.value,
+                self.turn,
+                len(self.tools.runs),
+            )
+        return self.finish(termination, text)
+
+    def synthesize(self) -> Generator[Request, Any, str]:
+        """Make the one extra, tool-less call asking the model to sum up; return its text."""
+        assert self.adapter is not None
+        messages = [*self.transcript, user_message(self.adapter, SYNTHESIZE_PROMPT)]
+        # `tool_choice="none"` is the documented override meaning "no tool may be called".
+        overrides = {**self.base, "tool_choice": "none"}
+        stop = yield from self.model_turn(overrides, messages)
+        if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
+            return ""
+        messages.extend(as_list(self.adapter.assistant_message(stop)))
+        self.transcript[:] = messages
+        return stop.text

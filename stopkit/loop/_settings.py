@@ -1,0 +1,189 @@
+"""`LoopSettings`: every setting of a loop in one frozen object, checked once when it is built.
+
+This dataclass is the one list of the loop's settings: `Loop`, `run_loop` and `arun_loop` take
+its fields as keywords (their signatures are copied from it by `keywords_of`), the
+engine reads it, and a handler sees it as `ctx.settings`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from stopkit._adapter import Adapter
+from stopkit._errors import InvalidRunId
+from stopkit._registry import get_adapter
+from stopkit._stop import StopReason
+from stopkit.loop._retry import RetryPolicy
+from stopkit.loop.events import Escalation, LoopEvent
+from stopkit.loop.journal._protocol import Journal
+
+__all__ = ["LoopSettings", "check_handlers", "keywords_of"]
+
+P = ParamSpec("P")
+A = TypeVar("A")
+B = TypeVar("B")
+R = TypeVar("R")
+
+# A handler takes a `LoopContext`; typed loosely here because the context holds these
+# settings (stopkit.loop.handlers imports this module, so this one cannot name it).
+_AnyHandler = Callable[[Any], Any]
+
+# The least value of each bounded setting.
+_LEAST = {
+    "max_turns": 0,
+    "max_pauses": 0,
+    "loop_threshold": 1,
+    "loop_window": 1,
+    "max_argument_bytes": 2,
+    "max_argument_depth": 1,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopSettings:
+    """The settings of a loop: what `Loop`, `run_loop` and `arun_loop` take as keywords.
+
+    Built once per `Loop` and checked then: a bad value raises `ValueError` or `TypeError`
+    naming the setting. Mappings given are copied into read-only ones, an adapter name is
+    resolved to the adapter. A handler reads them as `ctx.settings`.
+
+    Example:
+        >>> LoopSettings(max_turns=20).max_turns
+        20
+    """
+
+    tools: Mapping[str, Callable[..., Any]] | None = None
+    """Name -> callable (sync or async), called with the call's arguments as keywords."""
+    handlers: Mapping[Any, _AnyHandler] | None = None
+    """One handler per `StopReason`; None: `DEFAULT_HANDLERS`."""
+    adapter: str | Adapter | None = None
+    """An adapter or its name; None: detected from the first reply."""
+    overrides: Mapping[str, Any] | None = None
+    """Overrides for every model call (a handler's `Retry` adds to them)."""
+    max_turns: int = 100
+    """Most model calls in a run (retries and resumes count)."""
+    deadline: float | None = None
+    """Wall-clock seconds for the run, checked between steps and enforced around tool calls."""
+    tool_timeout: float | None = None
+    """Seconds one tool call may run before it gets a timeout error result."""
+    max_pauses: int = 10
+    """Most resumes of paused replies in a run."""
+    max_tokens: int | None = None
+    """The output ceiling `call_model` uses with no `max_tokens` override (a retry doubles it)."""
+    max_tokens_cap: int = 32_768
+    """The highest `max_tokens` a retry may ask for."""
+    compact: Callable[[list[Any]], Sequence[Any]] | None = None
+    """`compact(messages) -> messages`, called once when the context window is full."""
+    loop_threshold: int = 3
+    """How many identical calls (tool name and arguments) make a loop."""
+    loop_window: int = 10
+    """How many recent calls loop detection looks at."""
+    synthesize_on_empty_final: bool = False
+    """On an empty final answer, make one tool-less call asking the model to sum up."""
+    on_event: Callable[[LoopEvent], Any] | None = None
+    """Receives every `LoopEvent` (a streamed reply's text too, as `TextDelta` events)."""
+    on_escalate: Callable[[Escalation], Any] | None = None
+    """Receives every `Escalation`; None: log it at WARNING."""
+    retry: RetryPolicy | None = None
+    """How a model call that raises is retried; None: never."""
+    max_argument_bytes: int = 1_000_000
+    """The largest tool-call arguments (bytes of JSON) passed to a tool."""
+    max_argument_depth: int = 64
+    """The deepest nesting of tool-call arguments passed to a tool (the object is level 1)."""
+    journal: Journal | None = None
+    """Where a durable run records its steps (`SqliteJournal`, `PostgresJournal`); with it,
+    `run_id` is required, and a rerun of the same id replays what was recorded."""
+    run_id: str | None = None
+    """The durable run's id: the same id resumes the run (a non-empty str, at most 200 chars)."""
+
+    def __post_init__(self) -> None:
+        for name, least in _LEAST.items():
+            value = getattr(self, name)
+            if type(value) is not int or value < least:
+                raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+        _check_journal(self.journal, self.run_id)
+        if self.retry is not None and not isinstance(self.retry, RetryPolicy):
+            raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {self.retry!r}")
+        tools = {} if self.tools is None else self.tools
+        for name, tool in tools.items():
+            if type(name) is not str or not callable(tool):
+                raise TypeError(f"tools maps names (str) to callables; got {name!r}: {tool!r}")
+        # Frozen copies: a settings object shared by many runs cannot change under them.
+        _set = object.__setattr__
+        _set(self, "tools", MappingProxyType(dict(tools)))
+        _set(self, "overrides", MappingProxyType(dict(self.overrides or {})))
+        if self.adapter is not None:
+            _set(self, "adapter", get_adapter(self.adapter))
+        if self.handlers is not None:
+            _set(self, "handlers", MappingProxyType(check_handlers(self.handlers)))
+
+
+def _check_journal(journal: Any, run_id: Any) -> None:
+    """Refuse a run id that is not a usable str, and a journal without one (or not a journal)."""
+    if run_id is not None:
+        if type(run_id) is not str:
+            raise InvalidRunId(run_id, f"got a {type(run_id).__name__} ({run_id!r:.80})")
+        if not run_id or len(run_id) > 200 or not run_id.isprintable():
+            raise InvalidRunId(run_id, f"got {run_id!r:.80}")
+    if journal is None:
+        return
+    if not isinstance(journal, Journal):
+        raise TypeError(
+            f"journal must be a stopkit Journal (SqliteJournal, PostgresJournal), not {journal!r}"
+        )
+    if run_id is None:
+        raise ValueError("a journaled run needs run_id=: the id a rerun resumes it by")
+
+
+def check_handlers(handlers: Mapping[Any, _AnyHandler]) -> dict[StopReason, _AnyHandler]:
+    """Return the table keyed by `StopReason`, raising if a reason lacks a callable handler.
+
+    Example:
+        >>> check_handlers({})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: the handler table has no handler for: tool_request, ...
+    """
+    missing = [reason.value for reason in StopReason if reason not in handlers]
+    if missing:
+        raise ValueError(
+            f"the handler table has no handler for: {', '.join(missing)}; merge yours into "
+            "the defaults: {**stopkit.DEFAULT_HANDLERS, StopReason.X: my_handler}"
+        )
+    table: dict[StopReason, _AnyHandler] = {}
+    for reason in StopReason:
+        handler = handlers[reason]
+        if not callable(handler):
+            raise TypeError(f"the handler for {reason.value} is not callable: {handler!r}")
+        table[reason] = handler
+    extra = [key for key in handlers if key not in table]
+    if extra:
+        raise ValueError(f"the handler table has keys that are not stop reasons: {extra!r}")
+    return table
+
+
+def keywords_of(
+    settings: Callable[P, object],
+) -> Callable[[Callable[Concatenate[A, B, ...], R]], Callable[Concatenate[A, B, P], R]]:
+    """Give a function taking `**settings` the keyword parameters of `settings` (a class).
+
+    For type checkers through `ParamSpec` (a misspelt or mistyped setting is an error), and
+    at run time through `__signature__` (`help(run_loop)` lists every setting).
+
+    Example:
+        >>> @keywords_of(LoopSettings)
+        ... def run(call_model, messages, /, **settings): ...
+    """
+
+    def decorate(fn: Callable[Concatenate[A, B, ...], R]) -> Callable[Concatenate[A, B, P], R]:
+        own = inspect.signature(fn)
+        keywords = inspect.signature(settings).parameters.values()
+        fixed = [p for p in own.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        fn.__signature__ = own.replace(parameters=[*fixed, *keywords])  # type: ignore[attr-defined]
+        return fn
+
+    return decorate

@@ -1,0 +1,163 @@
+"""Reading a streamed reply: what `call_model` may return instead of a whole reply.
+
+A `call_model` may return an SDK stream object (`stream=True`; anthropic's `messages.stream()`
+manager too), a generator or any iterable of events, or (in `arun_loop`) an async one. The
+loop feeds every event to the adapter's accumulator (`adapter.stream()`; while no adapter is
+known, that of the adapter whose streams start with the first event): its `Stop` is the
+reply's, and its `raw` the reply rebuilt from the events, which `assistant_message` sends back.
+With `on_text` set, each piece of visible text is handed to it as it arrives, read as the
+growth of the accumulated `Stop.text` (so it costs a `result()` per event: only when asked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stopkit._adapter import Adapter, StreamAccumulator
+from stopkit._errors import UnsupportedReply
+from stopkit._stop import Stop
+from stopkit._stream import detect_stream
+
+__all__ = ["Streamed", "aread_stream", "is_async_stream", "is_sync_stream", "read_stream"]
+
+# What is a whole reply (or its JSON body), even where it is iterable.
+_REPLIES = (dict, str, bytes, bytearray, memoryview, Mapping)
+
+
+@dataclass(frozen=True, slots=True)
+class Streamed:
+    """A streamed reply, read: its adapter and `Stop`, or why it could not be read."""
+
+    adapter: Adapter | None
+    stop: Stop | None
+    error: UnsupportedReply | None
+    raw: Any
+    """What `call_model` returned."""
+    events: list[Any] | None = None
+    """The events read, in order, when they were asked to be kept."""
+
+
+def _is_reply(value: Any) -> bool:
+    # SDK replies are pydantic models, which iterate over their fields.
+    return type(value) is dict or isinstance(value, _REPLIES) or hasattr(value, "model_dump")
+
+
+def is_sync_stream(value: Any) -> bool:
+    """Say whether `value` is a stream to read in this thread: an iterable of events."""
+    if _is_reply(value):
+        return False
+    return hasattr(value, "__iter__") or hasattr(value, "__enter__")
+
+
+def is_async_stream(value: Any) -> bool:
+    """Say whether `value` is a stream to read with `async for`."""
+    if _is_reply(value):
+        return False
+    return hasattr(value, "__aiter__") or hasattr(value, "__aenter__")
+
+
+class _Reader:
+    """Feeds one stream's events to an accumulator; reports the text as it grows."""
+
+    def __init__(
+        self, adapter: Adapter | None, on_text: Callable[[str], Any] | None, keep: bool
+    ) -> None:
+        self.adapter = adapter
+        self.on_text = on_text
+        self.accumulator: StreamAccumulator | None = None
+        self.text = ""
+        self.events: list[Any] | None = [] if keep else None
+
+    def _start(self, first_event: Any) -> StreamAccumulator:
+        adapter = self.adapter
+        if adapter is None:
+            adapter = self.adapter = detect_stream(first_event)
+        if not hasattr(adapter, "stream"):
+            raise TypeError(f"adapter {adapter.name!r} does not read streams (it has no stream())")
+        accumulator: StreamAccumulator = adapter.stream()
+        return accumulator
+
+    def feed(self, event: Any) -> None:
+        if self.events is not None:
+            self.events.append(event)
+        accumulator = self.accumulator
+        if accumulator is None:
+            accumulator = self.accumulator = self._start(event)
+        accumulator.feed(event)
+        if self.on_text is not None:
+            text = accumulator.result().text
+            known = self.text
+            if len(text) > len(known) and text.startswith(known):
+                self.on_text(text[len(known) :])
+            self.text = text
+
+    def done(self, raw: Any) -> Streamed:
+        accumulator = self.accumulator
+        if accumulator is None:  # no event at all
+            if self.adapter is None:
+                error = UnsupportedReply(raw, [], "an empty stream: there is nothing to read")
+                return Streamed(None, None, error, raw, self.events)
+            accumulator = self._start(None)
+        return Streamed(self.adapter, accumulator.result(), None, raw, self.events)
+
+
+def read_stream(
+    value: Any,
+    adapter: Adapter | None,
+    on_text: Callable[[str], Any] | None,
+    keep: bool = False,
+) -> Streamed:
+    """Read a stream to its end (closing it); return its `Stop`, or why it cannot be read.
+
+    Example:
+        >>> read_stream(events, stopkit.get_adapter("anthropic"), None).stop  # doctest: +SKIP
+    """
+    if not hasattr(value, "__iter__"):  # a stream manager: anthropic's messages.stream()
+        with value as entered:
+            return read_stream(entered, adapter, on_text, keep)
+    reader = _Reader(adapter, on_text, keep)
+    events: Iterable[Any] = value
+    try:
+        for event in events:
+            reader.feed(event)
+    except UnsupportedReply as exc:  # no adapter reads a stream starting with this event
+        return Streamed(None, None, exc, value, reader.events)
+    finally:
+        close = getattr(value, "close", None)
+        if callable(close):
+            close()  # an SDK stream's HTTP response, left or read to the end
+    return reader.done(value)
+
+
+async def aread_stream(
+    value: Any,
+    adapter: Adapter | None,
+    on_text: Callable[[str], Any] | None,
+    keep: bool = False,
+) -> Streamed:
+    """Read an async stream to its end (closing it); return its `Stop`, or why it cannot be read.
+
+    Example:
+        >>> await aread_stream(events, None, print)  # doctest: +SKIP
+    """
+    import inspect
+
+    if not hasattr(value, "__aiter__"):  # anthropic's async messages.stream() manager
+        async with value as entered:
+            return await aread_stream(entered, adapter, on_text, keep)
+    reader = _Reader(adapter, on_text, keep)
+    events: AsyncIterable[Any] = value
+    try:
+        async for event in events:
+            reader.feed(event)
+    except UnsupportedReply as exc:
+        return Streamed(None, None, exc, value, reader.events)
+    finally:
+        close = getattr(value, "aclose", None) or getattr(value, "close", None)
+        if callable(close):
+            closed = close()
+            if inspect.isawaitable(closed):
+                await closed
+    return reader.done(value)

@@ -1,0 +1,222 @@
+"""What a loop run produces: `Termination`, `Outcome`, `Escalation`, `ToolRun`, and the events.
+
+Plain frozen dataclasses with slots: an event is built on every step of a run, so it must cost
+next to nothing; nothing here is serialized by pydantic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from stopkit._stop import Stop, ToolCall, ToolResult
+
+__all__ = [
+    "Escalated",
+    "Escalation",
+    "LoopEnded",
+    "LoopEvent",
+    "ModelCallFailed",
+    "ModelReplied",
+    "Outcome",
+    "Termination",
+    "TextDelta",
+    "ToolCalled",
+    "ToolReturned",
+    "ToolRun",
+    "TurnStarted",
+]
+
+
+class Termination(StrEnum):
+    """Which path ended a loop run: a closed set whose values are stable, serialized API.
+
+    The first five follow the last reply's `StopReason`; the next four are the safety nets;
+    the next two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
+    and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted);
+    `needs_attention` ends a durable run that must not go on by itself.
+
+    Example:
+        >>> Termination("max_turns") is Termination.MAX_TURNS
+        True
+    """
+
+    COMPLETED = "completed"
+    """The model finished its turn (or a handler finished the run on purpose)."""
+    STOP_SEQUENCE = "stop_sequence"
+    """A caller-supplied stop sequence matched."""
+    OUTPUT_LIMIT = "output_limit"
+    """The answer was cut by a token ceiling and the policy gave up; `text` is the partial text."""
+    FILTERED = "filtered"
+    """The reply was refused, filtered or blocked; it was escalated, never retried."""
+    UNKNOWN = "unknown"
+    """The stop was unrecognized, error-like or missing; it was escalated."""
+    MAX_TURNS = "max_turns"
+    """The run made `max_turns` model calls."""
+    DEADLINE = "deadline"
+    """The wall-clock `deadline` passed."""
+    LOOP_DETECTED = "loop_detected"
+    """The model asked for the same tool with the same arguments too often."""
+    PAUSE_LIMIT = "pause_limit"
+    """The provider paused the turn more often than `max_pauses`."""
+    MODEL_ERROR = "model_error"
+    """`call_model` raised and no retry was left (the outcome of a `ModelCallError`)."""
+    CANCELLED = "cancelled"
+    """The `arun_loop` task was cancelled, or a `KeyboardInterrupt` or `SystemExit` ended the run
+    (the outcome on its `LoopEnded` event; the exception then propagates)."""
+    NEEDS_ATTENTION = "needs_attention"
+    """A resumed durable run found a call of a non-idempotent tool (`stopkit.tool(idempotent=
+    False)`) that started before the crash and has no recorded result: it may or may not have
+    happened. The run stops before running anything of that turn; `escalation.reason` names the
+    step, and the journal keeps the run as `needs_attention` until a person settles the call."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """One tool call the loop handled, with the result the model was sent for it."""
+
+    call: ToolCall
+    result: ToolResult
+    turn: int
+    """The model call (1-based) whose reply asked for it."""
+    seconds: float
+    """How long running it took (0.0 for a call that was not run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Escalation:
+    """A reply the loop would not act on by itself, handed to `on_escalate` and kept on `Outcome`.
+
+    Example:
+        >>> def on_escalate(escalation: Escalation) -> None:  # doctest: +SKIP
+        ...     review_queue.put((escalation.reason, escalation.input))
+    """
+
+    reason: str
+    """What was escalated and why, in words (e.g. `filtered (refusal)`)."""
+    stop: Stop
+    turn: int
+    input: Sequence[Any]
+    """The starting messages of the run, as given (a `str` prompt: its user message)."""
+    messages: Sequence[Any]
+    """The transcript at the time (without the escalated reply)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The result of a loop run: the answer, why the run ended, and everything that happened.
+
+    Example:
+        >>> outcome = stopkit.run_loop(call_model, messages, tools=tools)  # doctest: +SKIP
+        >>> if outcome.ok:  # doctest: +SKIP
+        ...     print(outcome.text)
+    """
+
+    text: str
+    """The final answer; else the last reply's text, salvaged (partial when truncated)."""
+    termination: Termination
+    stop: Stop | None
+    """The last `Stop` (None when the run ended before any model call)."""
+    turns: int
+    """How many model calls were made (retries and the summing-up call included)."""
+    messages: list[Any]
+    """The transcript, never holding a truncated, filtered or unknown reply nor a pending call."""
+    escalation: Escalation | None = None
+    tool_runs: tuple[ToolRun, ...] = ()
+    """Every tool call handled, in order, with its result."""
+
+    @property
+    def ok(self) -> bool:
+        """Say whether the run ended with a full answer (`completed` or `stop_sequence`)."""
+        return self.termination in (Termination.COMPLETED, Termination.STOP_SEQUENCE)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A model call is about to be made."""
+
+    turn: int
+    overrides: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReplied:
+    """The model replied; `stop` says why it stopped."""
+
+    turn: int
+    stop: Stop
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the reply's visible text, as a streamed reply arrives (in order)."""
+
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallFailed:
+    """`call_model` raised; `retry_in` is the backoff before the next attempt (None: none left)."""
+
+    turn: int
+    error: BaseException
+    attempt: int
+    """Which attempt of this call failed (1 for the first)."""
+    retry_in: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCalled:
+    """A tool call is about to run (or be answered with an error when it cannot run)."""
+
+    turn: int
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolReturned:
+    """A tool call has its result."""
+
+    turn: int
+    call: ToolCall
+    result: ToolResult
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Escalated:
+    """A reply was escalated to `on_escalate`."""
+
+    turn: int
+    escalation: Escalation
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEnded:
+    """The run ended."""
+
+    termination: Termination
+    turn: int
+    """The last model call's number (0 when none was made)."""
+    tool_calls: int
+    """How many tool calls were handled in the whole run."""
+    text_empty: bool
+    """Whether the final text is empty."""
+    outcome: Outcome | None = field(default=None, compare=False, repr=False)
+    """The run's `Outcome`: the only place a cancelled run's transcript is reported."""
+
+
+LoopEvent = (
+    TurnStarted
+    | TextDelta
+    | ModelReplied
+    | ModelCallFailed
+    | ToolCalled
+    | ToolReturned
+    | Escalated
+    | LoopEnded
+)
+"""Every event `on_event` can receive."""

@@ -1,0 +1,48 @@
+"""Durable runs: a journal records every model call and tool call of a run as a named step.
+
+Pass `journal=` and `run_id=` to `run_loop`, `arun_loop` or `Loop`: each model call
+(`model_call_<turn>`) and each tool call (`tool_call_<turn>_<slot>`) is recorded before its
+result is used. Run the same `run_id` again after a crash and the recorded steps are replayed
+(their requests checked: `JournalMismatch` when the code or the prompt changed), without calling
+the model or any tool, and the run goes on live from the first step not recorded.
+
+- `SqliteJournal(path)` — the embedded default: one file, standard-library `sqlite3`, WAL.
+- `PostgresJournal(dsn)` — for workers on several machines (`pip install 'stopkit[postgres]'`).
+- `Journal` — the protocol both follow; `RunInfo`, `StepRecord`, `RunStatus` what they keep.
+- `current_step()` — the step being made, for code a call runs (an idempotency key, a span).
+- `stopkit.loop.journal.dbos` — the same two step boundaries as DBOS steps in a DBOS workflow.
+
+Example:
+    >>> journal = SqliteJournal("runs.db")  # doctest: +SKIP
+    >>> outcome = stopkit.run_loop(call_model, prompt, tools=tools, journal=journal,
+    ...                            run_id="ticket-4711")  # doctest: +SKIP
+"""
+
+from stopkit._errors import (
+    InvalidRunId,
+    JournalError,
+    JournalMismatch,
+    JournalTooNew,
+    JournalUnreadable,
+    RunLocked,
+)
+from stopkit.loop.journal._names import current_step
+from stopkit.loop.journal._postgres import PostgresJournal
+from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
+from stopkit.loop.journal._sqlite import SqliteJournal
+
+__all__ = [
+    "InvalidRunId",
+    "Journal",
+    "JournalError",
+    "JournalMismatch",
+    "JournalTooNew",
+    "JournalUnreadable",
+    "PostgresJournal",
+    "RunInfo",
+    "RunLocked",
+    "RunStatus",
+    "SqliteJournal",
+    "StepRecord",
+    "current_step",
+]

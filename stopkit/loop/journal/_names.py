@@ -1,0 +1,51 @@
+"""The names of a run's steps, and the step being made right now (`current_step`).
+
+A step is one call that leaves the process: `model_call_<turn>` for a model call (retries of
+a failed call, resumes and the summing-up call included: each is the call of its own turn),
+`tool_call_<turn>_<slot>` for a tool call (`slot`: its place in the reply). The loop sets the
+current step around each call it makes, so that code the call runs (a DBOS step wrapper, a
+span, an idempotency key for the model call) can read it.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+__all__ = ["CURRENT_STEP", "current_step", "model_step", "tool_step"]
+
+CURRENT_STEP: ContextVar[str | None] = ContextVar("stopkit_current_step", default=None)
+"""The name of the step being made in this context (None: none)."""
+
+
+def model_step(turn: int) -> str:
+    """Return the name of the model call of `turn`.
+
+    Example:
+        >>> model_step(3)
+        'model_call_3'
+    """
+    return f"model_call_{turn}"
+
+
+def tool_step(turn: int, slot: int) -> str:
+    """Return the name of the tool call in `slot` of the reply of `turn`.
+
+    Example:
+        >>> tool_step(3, 0)
+        'tool_call_3_0'
+    """
+    return f"tool_call_{turn}_{slot}"
+
+
+def current_step() -> str | None:
+    """Return the name of the step the loop is making in this context, or None.
+
+    Set while `call_model` runs (`model_call_<turn>`) and while a tool runs
+    (`tool_call_<turn>_<slot>`), in the thread a sync callable runs in too.
+
+    Example:
+        >>> def call_model(messages, **overrides):  # doctest: +SKIP
+        ...     return client.messages.create(..., extra_headers={"Idempotency-Key":
+        ...         f"{run_id}/{current_step()}"})
+    """
+    return CURRENT_STEP.get()

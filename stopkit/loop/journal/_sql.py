@@ -1,0 +1,338 @@
+"""What `SqliteJournal` and `PostgresJournal` share: the schema, its version, every statement.
+
+Three tables, named so that they can sit in a database shared with other data:
+`stopkit_meta` (the format and the schema version), `stopkit_runs` (one row per run: status,
+lease) and `stopkit_steps` (one row per step: request and result as JSON text). The schema is
+versioned: a journal written by a newer stopkit, another program's database, or a file that is
+no database at all is refused with a `JournalUnreadable`, and nothing in it is changed.
+
+Leases: a run is taken by one worker at a time (`acquire`, one atomic upsert), renewed with
+every step and by the loop's heartbeat, and given up when the run ends. A worker that died
+stops renewing, so its lease expires after `lease_seconds` and another worker may take over.
+Times are read from the database's clock, so workers on machines whose clocks differ agree.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Self
+
+from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
+from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
+
+__all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal"]
+
+FORMAT = "stopkit-journal"
+SCHEMA_VERSION = 1
+
+Execute = Callable[[str, tuple[Any, ...]], Any]
+"""Runs one statement in the open transaction; returns the cursor."""
+
+_TABLES = ("stopkit_meta", "stopkit_runs", "stopkit_steps")
+
+_SCHEMA = (
+    "CREATE TABLE stopkit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, status TEXT NOT NULL, "
+    "termination TEXT, detail TEXT NOT NULL, owner TEXT, lease_until DOUBLE PRECISION, "
+    "created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)",
+    "CREATE TABLE stopkit_steps (run_id TEXT NOT NULL, seq INTEGER NOT NULL, "
+    "name TEXT NOT NULL, request TEXT NOT NULL, result TEXT, "
+    "recorded_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, name))",
+)
+
+_RUN_COLUMNS = (
+    "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
+    "r.updated_at, (SELECT COUNT(*) FROM stopkit_steps s WHERE s.run_id = r.run_id)"
+)
+
+
+class SqlJournal:
+    """A `Journal` on a SQL database; subclasses open the connection and run transactions.
+
+    A subclass sets `NOW` (the SQL for the database's clock, in Unix seconds) and
+    `PLACEHOLDER`, and implements `_transaction` (a context manager giving an `Execute`,
+    committing at its end) and `_tables` (the names of the tables that exist).
+    """
+
+    NOW = ""
+    PLACEHOLDER = "?"
+    #: Whether a database holding tables of its own is still ours to add tables to.
+    SHARED = False
+
+    def __init__(self, where: str, lease_seconds: float) -> None:
+        if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int | float):
+            raise TypeError(f"lease_seconds must be a number, not {lease_seconds!r}")
+        if not lease_seconds > 0:
+            raise ValueError(f"lease_seconds must be positive, not {lease_seconds!r}")
+        self.where = where
+        self.lease_seconds = float(lease_seconds)
+        self._lock = threading.Lock()
+
+    _connection: Any
+    """The subclass's open connection (sqlite3's or psycopg's)."""
+
+    def close(self) -> None:
+        """Close the connection (the journal cannot be used afterwards)."""
+        with self._lock:
+            self._connection.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.where!r})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- for subclasses ---------------------------------------------------------------------
+
+    def _transaction(self) -> AbstractContextManager[Execute]:
+        raise NotImplementedError
+
+    def _tables(self, execute: Execute) -> set[str]:
+        raise NotImplementedError
+
+    def _sql(self, statement: str) -> str:
+        statement = statement.replace("{now}", self.NOW)
+        return statement if self.PLACEHOLDER == "?" else statement.replace("?", self.PLACEHOLDER)
+
+    def _do(self, work: Callable[[Execute], Any]) -> Any:
+        """Run `work` in one transaction, holding the lock (one connection, many threads)."""
+        with self._lock, self._transaction() as execute:
+
+            def run(statement: str, params: tuple[Any, ...] = ()) -> Any:
+                return execute(self._sql(statement), params)
+
+            return work(run)
+
+    # --- the schema ---------------------------------------------------------------------------
+
+    def _check(self, execute: Execute) -> bool:
+        """Say whether our schema is there (False: the database is empty); refuse the rest."""
+        tables = self._tables(execute)
+        if self.SHARED:  # other programs' tables beside ours are expected
+            tables &= set(_TABLES)
+        if "stopkit_meta" not in tables:
+            if tables:
+                raise JournalUnreadable(
+                    self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
+                )
+            return False
+        rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
+        if rows.get("format") != FORMAT:
+            raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
+        try:
+            version = int(rows.get("schema_version", ""))
+        except ValueError:
+            why = "its schema version is unreadable"
+            raise JournalUnreadable(self.where, why) from None
+        if version > SCHEMA_VERSION:
+            raise JournalTooNew(self.where, version, SCHEMA_VERSION)
+        missing = set(_TABLES) - tables
+        if missing:
+            raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
+        return True
+
+    def _prepare(self) -> None:
+        """Check the schema, creating it in an empty database; refuse anything else."""
+
+        def prepare(execute: Execute) -> None:
+            if self._check(execute):
+                return
+            for statement in _SCHEMA:
+                execute(statement, ())
+            execute(
+                "INSERT INTO stopkit_meta (key, value) VALUES (?, ?), (?, ?)",
+                ("format", FORMAT, "schema_version", str(SCHEMA_VERSION)),
+            )
+
+        self._do(prepare)
+
+    # --- leases -------------------------------------------------------------------------------
+
+    def _locked(self, execute: Execute, run_id: str) -> RunLocked:
+        row = execute(
+            "SELECT owner, lease_until - {now} FROM stopkit_runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+        owner, left = (row[0], row[1]) if row else (None, None)
+        return RunLocked(run_id, owner, None if left is None else max(float(left), 0.0))
+
+    def acquire(self, run_id: str, owner: str) -> None:
+        """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held."""
+
+        def acquire(execute: Execute) -> None:
+            row = execute(
+                "INSERT INTO stopkit_runs (run_id, status, termination, detail, owner, "
+                "lease_until, created_at, updated_at) VALUES (?, ?, NULL, '', ?, {now} + ?, "
+                "{now}, {now}) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, "
+                "lease_until = excluded.lease_until, status = excluded.status, "
+                "updated_at = excluded.updated_at WHERE stopkit_runs.owner IS NULL "
+                "OR stopkit_runs.owner = excluded.owner "
+                "OR stopkit_runs.lease_until < excluded.updated_at RETURNING owner",
+                (run_id, RunStatus.RUNNING.value, owner, self.lease_seconds),
+            ).fetchone()
+            if row is None:
+                raise self._locked(execute, run_id)
+
+        self._do(acquire)
+
+    def renew(self, run_id: str, owner: str) -> bool:
+        """Extend `owner`'s lease; False when `owner` no longer holds it."""
+        return bool(
+            self._do(
+                lambda execute: execute(
+                    "UPDATE stopkit_runs SET lease_until = {now} + ? "
+                    "WHERE run_id = ? AND owner = ?",
+                    (self.lease_seconds, run_id, owner),
+                ).rowcount
+            )
+        )
+
+    def release(
+        self, run_id: str, owner: str, status: RunStatus, termination: str | None, detail: str
+    ) -> None:
+        """Record how the run stands and give its lease up (a lease already lost stays lost)."""
+        self._do(
+            lambda execute: execute(
+                "UPDATE stopkit_runs SET status = ?, termination = ?, detail = ?, owner = NULL, "
+                "lease_until = NULL, updated_at = {now} WHERE run_id = ? AND owner = ?",
+                (RunStatus(status).value, termination, detail, run_id, owner),
+            )
+        )
+
+    # --- steps --------------------------------------------------------------------------------
+
+    def steps(self, run_id: str) -> list[StepRecord]:
+        """Return the run's recorded steps, in the order they were first written."""
+        rows = self._do(
+            lambda execute: execute(
+                "SELECT name, request, result, recorded_at FROM stopkit_steps "
+                "WHERE run_id = ? ORDER BY seq",
+                (run_id,),
+            ).fetchall()
+        )
+        return [StepRecord(name, request, result, float(at)) for name, request, result, at in rows]
+
+    def record(self, run_id: str, owner: str, step: StepRecord) -> None:
+        """Write (or complete) a step and renew the lease; `RunLocked` when it was lost."""
+
+        def record(execute: Execute) -> None:
+            renewed = execute(
+                "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now} "
+                "WHERE run_id = ? AND owner = ?",
+                (self.lease_seconds, run_id, owner),
+            ).rowcount
+            if not renewed:
+                raise self._locked(execute, run_id)
+            execute(
+                "INSERT INTO stopkit_steps (run_id, seq, name, request, result, recorded_at) "
+                "VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM stopkit_steps "
+                "WHERE run_id = ?), ?, ?, ?, {now}) ON CONFLICT (run_id, name) DO UPDATE SET "
+                "request = excluded.request, result = excluded.result, "
+                "recorded_at = excluded.recorded_at",
+                (run_id, run_id, step.name, step.request, step.result),
+            )
+
+        self._do(record)
+
+    # --- for operators ------------------------------------------------------------------------
+
+    def runs(self) -> list[RunInfo]:
+        """Return every run, the most recently updated first."""
+        rows = self._do(
+            lambda execute: execute(
+                f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r ORDER BY r.updated_at DESC", ()
+            ).fetchall()
+        )
+        return [_run_info(row) for row in rows]
+
+    def run(self, run_id: str) -> RunInfo | None:
+        """Return the run, or None when there is none by that id."""
+        row = self._do(
+            lambda execute: execute(
+                f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r WHERE r.run_id = ?", (run_id,)
+            ).fetchone()
+        )
+        return None if row is None else _run_info(row)
+
+    def _unleased(self, execute: Execute, run_id: str) -> bool:
+        """Raise `RunLocked` when a live worker holds the run; say whether the run exists."""
+        row = execute(
+            "SELECT owner IS NOT NULL AND lease_until >= {now} FROM stopkit_runs "
+            "WHERE run_id = ?",
+            (run_id,),
+        ).fetchone()
+        if row is not None and row[0]:
+            raise self._locked(execute, run_id)
+        return row is not None
+
+    def delete(self, run_id: str) -> bool:
+        """Delete the run and its steps; False when there was none. `RunLocked` while leased.
+
+        Example:
+            >>> journal.delete("order-1042")  # doctest: +SKIP
+            True
+        """
+
+        def delete(execute: Execute) -> bool:
+            if not self._unleased(execute, run_id):
+                return False
+            execute("DELETE FROM stopkit_steps WHERE run_id = ?", (run_id,))
+            execute("DELETE FROM stopkit_runs WHERE run_id = ?", (run_id,))
+            return True
+
+        return bool(self._do(delete))
+
+    def settle(
+        self, run_id: str, step: str, content: str | None, *, is_error: bool = False
+    ) -> None:
+        """Settle a tool call that needs attention: give its result, or (None) let it run again.
+
+        For a run that stopped with `needs_attention`: once a person has checked whether the
+        call happened, `content` is the result the model is sent for it (the run replays it);
+        `None` forgets that it started, so the rerun runs it. `RunLocked` while leased;
+        `KeyError` when the run has no such step.
+
+        Example:
+            >>> journal.settle("order-7", "tool_call_3_0", "charged: r-77")  # doctest: +SKIP
+        """
+        from stopkit.loop.journal._codec import dumps
+
+        def settle(execute: Execute) -> None:
+            self._unleased(execute, run_id)
+            if content is None:
+                done = execute(
+                    "DELETE FROM stopkit_steps WHERE run_id = ? AND name = ? AND result IS NULL",
+                    (run_id, step),
+                ).rowcount
+            else:
+                result = dumps({"content": content, "is_error": is_error, "value": content,
+                                "seconds": 0.0})  # fmt: skip
+                done = execute(
+                    "UPDATE stopkit_steps SET result = ?, recorded_at = {now} "
+                    "WHERE run_id = ? AND name = ? AND result IS NULL",
+                    (result, run_id, step),
+                ).rowcount
+            if not done:
+                raise KeyError(f"run {run_id!r} has no unsettled step {step!r}")
+
+        self._do(settle)
+
+
+def _run_info(row: tuple[Any, ...]) -> RunInfo:
+    run_id, status, termination, detail, owner, until, created, updated, steps = row
+    return RunInfo(
+        run_id=run_id,
+        status=RunStatus(status),
+        termination=termination,
+        detail=detail,
+        owner=owner,
+        lease_until=None if until is None else float(until),
+        created_at=float(created),
+        updated_at=float(updated),
+        steps=int(steps),
+    )
+

@@ -1,0 +1,36 @@
+"""Recording real provider exchanges to payload files, and replaying them to the real SDK clients.
+
+- `RecordingTransport` — an httpx transport that forwards each request and writes the exchange
+  to a payload file, credentials redacted (see `stopkit._secrets` for what counts as one).
+- `ReplayTransport` — an httpx transport that serves recorded payloads back, by order or by
+  matching the request.
+- `Payload`, `load_payload`, `load_payloads` — reading payload files (recorded exchanges,
+  case files, bare replies, streams).
+
+The transports need httpx; reading payload files does not, so each name is imported on first
+use.
+
+Example:
+    >>> from stopkit.record import ReplayTransport  # doctest: +SKIP
+"""
+
+from typing import TYPE_CHECKING
+
+from stopkit._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from stopkit.record._payloads import Payload, load_payload, load_payloads
+    from stopkit.record._recording import RecordingTransport
+    from stopkit.record._replay import ReplayTransport
+
+__all__ = ["Payload", "RecordingTransport", "ReplayTransport", "load_payload", "load_payloads"]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "_payloads": ("Payload", "load_payload", "load_payloads"),
+        "_recording": ("RecordingTransport",),
+        "_replay": ("ReplayTransport",),
+    },
+    globals(),
+)

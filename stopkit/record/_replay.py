@@ -1,0 +1,152 @@
+"""`ReplayTransport`: serve recorded payloads back as HTTP responses, in order or by request."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import httpx
+
+from stopkit._errors import NoRecording
+from stopkit._secrets import redact_text
+from stopkit.record._payloads import Payload, load_payload, load_payloads
+from stopkit.record._redact import WIRE, redact_request_body
+from stopkit.record._wire import library_of, sse_chunks
+
+__all__ = ["ReplayTransport"]
+
+
+class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Serve recorded payloads back as HTTP responses, by order or by matching the request.
+
+    `source` is a folder, a file, or a list of files: recorded exchanges, or any payload file
+    (a case file's `reply` is served as JSON, its `events` as SSE). `match="order"` serves
+    them one after the other; `match="request"` serves the first unserved recording whose
+    method, path and (redacted) JSON body equal the request's (files without a recorded
+    request match any request). A request with nothing to serve raises `NoRecording`; the SDKs
+    wrap it in their connection error (it is the `__cause__`), so build SDK clients with
+    `max_retries=0` and look at `transport.misses`.
+
+    Example:
+        >>> http = httpx2.Client(transport=ReplayTransport("recordings"))  # doctest: +SKIP
+        >>> client = anthropic.Anthropic(api_key="sk-test", http_client=http)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        source: str | Path | Iterable[str | Path | Payload],
+        *,
+        match: Literal["order", "request"] = "order",
+    ) -> None:
+        if match not in ("order", "request"):
+            raise ValueError(f"match must be 'order' or 'request', not {match!r}")
+        self.match = match
+        self.source = source
+        self.payloads: list[Payload] = []
+        for item in [source] if isinstance(source, str | Path) else source:
+            if isinstance(item, Payload):
+                self.payloads.append(item)
+            elif Path(item).is_dir():
+                self.payloads += load_payloads(item)
+            else:
+                self.payloads.append(load_payload(item))
+        self.served: list[Payload] = []
+        """The payloads served so far, in order."""
+        self.misses: list[NoRecording] = []
+        """The errors raised for requests with no recording (SDKs wrap them in their own)."""
+        self._used = [False] * len(self.payloads)
+        self._lock = threading.Lock()
+
+    def _matches(self, payload: Payload, method: str, path: str, body: Any) -> bool:
+        recorded = payload.request
+        if not recorded:
+            return True
+        return bool(
+            recorded.get("method", method).upper() == method
+            and urlsplit(recorded.get("url", "")).path == path
+            and recorded.get("body") == body
+        )
+
+    def _pick(self, request: Any) -> Payload:
+        method, path = request.method.upper(), request.url.path
+        body = redact_request_body(request.content, request.headers.get("content-type", ""))
+        with self._lock:
+            for i, payload in enumerate(self.payloads):
+                if self._used[i]:
+                    continue
+                if self.match == "order" or self._matches(payload, method, path, body):
+                    self._used[i] = True
+                    self.served.append(payload)
+                    return payload
+        miss = NoRecording(self._explain(method, path, body, str(request.url)))
+        self.misses.append(miss)
+        raise miss
+
+    def _explain(self, method: str, path: str, body: Any, url: str) -> str:
+        shown = redact_text(url)
+        where = self.source if isinstance(self.source, str | Path) else "the files given"
+        total, left = len(self.payloads), self._used.count(False)
+        if self.match == "order":
+            why = f"all {total} recording(s) from {where} were already served"
+        else:
+            same_route = [
+                p.name
+                for p in self.payloads
+                if p.request
+                and urlsplit(p.request.get("url", "")).path == path
+                and p.request.get("method", "").upper() == method
+            ]
+            why = (
+                f"none of the {left} unserved recording(s) of {total} in {where} matches its "
+                f"method, path and body"
+            )
+            if same_route:
+                why += f" (same method and path, other body or already served: {same_route})"
+        return f"no recording for {method} {shown}: {why}"
+
+    def _respond(self, request: Any, payload: Payload, is_async: bool) -> Any:
+        lib = library_of(request)
+        meta = payload.response
+        headers = {
+            k: v
+            for k, v in (meta.get("headers") or {}).items()
+            if k not in WIRE and k != "set-cookie"
+        }
+        status = int(meta.get("status", 200))
+        if payload.events is not None:
+            headers["content-type"] = meta.get("content_type") or "text/event-stream"
+            chunks = sse_chunks(payload)
+            stream: Any = _aiter(chunks) if is_async else iter(chunks)
+            return lib.Response(status, headers=headers, content=stream, request=request)
+        body = payload.reply
+        if isinstance(body, str):
+            content = body.encode()
+            headers.setdefault("content-type", meta.get("content_type") or "text/plain")
+        else:
+            content = json.dumps(body, ensure_ascii=False).encode()
+            headers["content-type"] = meta.get("content_type") or "application/json"
+        return lib.Response(status, headers=headers, content=content, request=request)
+
+    def handle_request(self, request: Any) -> Any:
+        """Answer `request` with its recording."""
+        request.read()
+        return self._respond(request, self._pick(request), False)
+
+    async def handle_async_request(self, request: Any) -> Any:
+        """Answer `request` with its recording."""
+        await request.aread()
+        return self._respond(request, self._pick(request), True)
+
+    @property
+    def unserved(self) -> list[Payload]:
+        """The payloads not served yet."""
+        return [p for p, used in zip(self.payloads, self._used, strict=True) if not used]
+
+
+async def _aiter(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk

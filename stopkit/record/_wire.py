@@ -1,0 +1,80 @@
+"""The wire forms a recorded exchange is read from and served as: bodies, SSE, the httpx library.
+
+A recording keeps a body as JSON when it is JSON, as text otherwise; a server-sent-event stream
+as the list of its `data:` objects with their `event:` names and whether `[DONE]` came, so that
+it is served back byte for byte as the SDK read it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from types import ModuleType
+from typing import Any
+
+from stopkit.record._payloads import Payload
+
+__all__ = ["json_or_text", "library_of", "parse_sse", "sse_chunks"]
+
+
+def json_or_text(data: bytes) -> Any:
+    if not data:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:  # an upload: its bytes are not worth keeping in a recording
+        return f"<{len(data)} bytes of binary data>"
+
+
+def parse_sse(text: str) -> tuple[list[Any], list[str | None], bool]:
+    """Split an SSE body into its data objects, their `event:` names, and whether `[DONE]` came."""
+    events: list[Any] = []
+    names: list[str | None] = []
+    done = False
+    for block in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):
+        name: str | None = None
+        data: list[str] = []
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            key, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if key == "event":
+                name = value
+            elif key == "data":
+                data.append(value)
+        if not data:
+            continue
+        payload = "\n".join(data)
+        if payload.strip() == "[DONE]":
+            done = True
+            continue
+        events.append(json_or_text(payload.encode()))
+        names.append(name)
+    return events, names, done
+
+
+def library_of(request: Any) -> ModuleType:
+    """Return the library (`httpx` or `httpx2`) the request belongs to."""
+    return sys.modules[type(request).__module__.split(".")[0]]
+
+
+def sse_chunks(payload: Payload) -> list[bytes]:
+    events = payload.events or []
+    names: list[Any] = list(payload.response.get("sse_event_names") or [])
+    chunks = []
+    for i, event in enumerate(events):
+        if i < len(names):
+            name = names[i]
+        else:  # a case file: Anthropic and Responses name each event by its type
+            name = event.get("type") if isinstance(event, dict) else None
+        data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
+        head = f"event: {name}\n" if isinstance(name, str) else ""
+        chunks.append(f"{head}data: {data}\n\n".encode())
+    if payload.response.get("sse_done"):
+        chunks.append(b"data: [DONE]\n\n")
+    return chunks

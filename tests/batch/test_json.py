@@ -1,0 +1,42 @@
+"""The one JSON reader: orjson when installed, the standard library otherwise, same answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.batch._fixtures import ALL, write_jsonl
+
+_REPORT = (
+    "import sys, io, json\n"
+    "{block}"
+    "from stopkit.batch import audit, write_json\n"
+    "from stopkit.batch._json import PARSER\n"
+    "out = io.StringIO()\n"
+    "with audit([sys.argv[1]]) as report:\n"
+    "    write_json(report, out)\n"
+    "print(json.dumps([PARSER, json.loads(out.getvalue())]))\n"
+)
+
+
+def _report(path: Path, *, block_orjson: bool) -> tuple[str, dict[str, object]]:
+    block = "sys.modules['orjson'] = None  # as if not installed\n" if block_orjson else ""
+    done = subprocess.run(
+        [sys.executable, "-c", _REPORT.format(block=block), str(path)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    parser, report = json.loads(done.stdout)
+    return parser, report
+
+
+def test_standard_library_and_orjson_give_the_same_report(tmp_path: Path) -> None:
+    """Without orjson the standard library reads every line to the very same report."""
+    path = write_jsonl(tmp_path / "r.jsonl", [c.line for cases in ALL.values() for c in cases])
+    with path.open("a") as f:
+        f.write('not json\n{"custom_id": "cut", "resu')
+    fast_parser, fast = _report(path, block_orjson=False)
+    std_parser, std = _report(path, block_orjson=True)
+    assert (fast_parser, std_parser) == ("orjson", "json")
+    assert {**fast, "parser": None} == {**std, "parser": None}

@@ -1,0 +1,393 @@
+"""The follow-up batch: which lines are sent again, the raised ceiling in each provider's place."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stopkit import StopReason
+from stopkit.batch import (
+    BatchUsageError,
+    Group,
+    Outcome,
+    ResubmitOptions,
+    audit,
+    check_input,
+    resubmit,
+)
+from stopkit.batch._plan import plan, retryable, wanted
+from stopkit.batch._requests import new_id
+from tests.batch._fixtures import (
+    ANTHROPIC,
+    BEDROCK,
+    CLAUDE,
+    OPENAI,
+    VERTEX,
+    anthropic_ok,
+    anthropic_request,
+    bedrock_input,
+    chat_body,
+    gemini_request,
+    gemini_response,
+    message,
+    openai_ok,
+    openai_request,
+    reasoning_only_body,
+    responses_body,
+    write_jsonl,
+)
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _run(tmp_path: Path, results: list[Any], inputs: list[Any] | None, **options: Any
+         ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Any]:  # fmt: skip
+    res = write_jsonl(tmp_path / "results.jsonl", results)
+    ins = [write_jsonl(tmp_path / "input.jsonl", inputs)] if inputs is not None else []
+    out = tmp_path / "retry.jsonl"
+    with audit([res], keep_requests=not ins) as report:
+        done = resubmit(report, out, inputs=ins, options=ResubmitOptions(**options))
+        skipped = {cause: list(report.skipped_ids(cause)) for cause in done.skipped}
+    return _read(out), _read(Path(done.mapping)), (done, skipped)
+
+
+def test_openai_chat_truncations_raise_the_field_the_request_used(tmp_path: Path) -> None:
+    """A chat request's own ceiling field is doubled: max_tokens stays max_tokens, and so on."""
+    results = [openai_ok(f"c-{i}", chat_body("length")) for i in (1, 2, 3)]
+    results.append(openai_ok("c-4", chat_body("stop")))
+    inputs = [
+        openai_request("c-1", max_tokens=300),
+        openai_request("c-2", max_completion_tokens=500),
+        openai_request("c-3", max_tokens=100, max_completion_tokens=400),
+        openai_request("c-4", max_tokens=300),
+    ]
+    lines, links, _ = _run(tmp_path, results, inputs)
+    assert [line["custom_id"] for line in lines] == ["c-1-r1", "c-2-r1", "c-3-r1"]
+    assert [line["body"] for line in lines] == [
+        {**inputs[0]["body"], "max_tokens": 600},
+        {**inputs[1]["body"], "max_completion_tokens": 1000},
+        {**inputs[2]["body"], "max_completion_tokens": 800},
+    ]
+    assert all(line["url"] == "/v1/chat/completions" and line["method"] == "POST" for line in lines)
+    assert links[0] == {"line": 1, "new_id": "c-1-r1", "old_id": "c-1", "result": "c-1",
+                        "action": "raise_max_tokens", "field": "body.max_tokens",
+                        "from": 300, "to": 600}  # fmt: skip
+
+
+def test_openai_responses_truncation_raises_max_output_tokens(tmp_path: Path) -> None:
+    """A /v1/responses request's ceiling is `body.max_output_tokens`."""
+    results = [openai_ok("r-1", responses_body("incomplete", reason="max_output_tokens"))]
+    body = {"model": "gpt-4.1", "input": "Write a story", "max_output_tokens": 700}
+    inputs = [{"custom_id": "r-1", "method": "POST", "url": "/v1/responses", "body": body}]
+    lines, links, _ = _run(tmp_path, results, inputs)
+    assert lines == [{**inputs[0], "custom_id": "r-1-r1",
+                      "body": {**inputs[0]["body"], "max_output_tokens": 1400}}]  # fmt: skip
+    assert links[0]["field"] == "body.max_output_tokens"
+
+
+def test_only_the_lines_that_deserve_it_are_resubmitted(tmp_path: Path) -> None:
+    """Truncated, expired and retryable lines go; filtered, unknown and bad requests never do."""
+    results = [c.line for c in OPENAI]
+    inputs = [openai_request(c.line["custom_id"], max_tokens=256) for c in OPENAI]
+    lines, links, (done, _) = _run(tmp_path, results, inputs)
+    by_id = {link["old_id"]: link["action"] for link in links}
+    assert by_id == {
+        "o-2": "raise_max_tokens",  # chat length
+        "o-8": "raise_max_tokens",  # responses incomplete
+        "o-11": "as_is_retryable_error",  # 429
+        "o-12": "as_is_retryable_error",  # 500
+        "o-13": "as_is_expired",
+    }
+    untouched = [line for line in lines if line["custom_id"] in ("o-11-r1", "o-12-r1", "o-13-r1")]
+    assert [line["body"]["max_tokens"] for line in untouched] == [256, 256, 256]
+    assert done.written == {"raise_max_tokens": 2, "as_is_retryable_error": 2, "as_is_expired": 1}
+
+
+def test_a_ceiling_at_the_models_cap_or_unset_is_listed_not_resent(tmp_path: Path) -> None:
+    """Never an identical request: at the cap, or with no ceiling set, the line is held back."""
+    results = [openai_ok(f"c-{i}", chat_body("length")) for i in range(1, 4)]
+    inputs = [openai_request("c-1", max_tokens=16384),  # gpt-4o-mini's documented maximum
+              openai_request("c-2"),  # no ceiling: the model's own maximum applied
+              openai_request("c-3", max_tokens=10000)]  # fmt: skip
+    _, links, (done, skipped) = _run(tmp_path, results, inputs)
+    assert [(link["old_id"], link["to"]) for link in links] == [("c-3", 16384)]
+    assert done.skipped == {"at_cap": 1, "no_ceiling": 1}
+    assert skipped == {"at_cap": ["c-1"], "no_ceiling": ["c-2"]}
+
+
+def test_max_tokens_cap_and_factor(tmp_path: Path) -> None:
+    """`--factor` sets the multiplier and `--max-tokens-cap` clamps the raised ceiling."""
+    results = [openai_ok("c-1", chat_body("length")), openai_ok("c-2", chat_body("length"))]
+    inputs = [openai_request("c-1", max_tokens=1000), openai_request("c-2", max_tokens=100)]
+    lines, _, _ = _run(tmp_path, results, inputs, factor=3, max_tokens_cap=2000)
+    assert [line["body"]["max_tokens"] for line in lines] == [2000, 300]
+
+
+def test_anthropic_results_in_any_order_join_by_custom_id(tmp_path: Path) -> None:
+    """Anthropic results come in any order: each is joined to its own request by custom_id."""
+    results = [c.line for c in ANTHROPIC]
+    random.Random(7).shuffle(results)
+    inputs = [anthropic_request(c.line["custom_id"], max_tokens=3000) for c in ANTHROPIC]
+    lines, links, _ = _run(tmp_path, results, inputs)
+    actions = {link["old_id"]: link["action"] for link in links}
+    assert actions == {"a-2": "raise_max_tokens", "a-8": "as_is_retryable_error",
+                       "a-10": "as_is_expired"}  # fmt: skip
+    [raised] = [line for line in lines if line["custom_id"] == "a-2-r1"]
+    assert raised["params"]["max_tokens"] == 6000
+    assert [line["custom_id"] for line in lines] == ["a-2-r1", "a-8-r1", "a-10-r1"]  # input order
+
+
+def test_anthropic_create_body_in_create_body_out(tmp_path: Path) -> None:
+    """A request file that is the API's `{"requests": [...]}` body gives the same form back."""
+    from anthropic.types.messages import BatchCreateParams
+    from pydantic import TypeAdapter
+
+    results = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
+    body = {"requests": [anthropic_request(c.line["custom_id"]) for c in ANTHROPIC]}
+    inputs = tmp_path / "create.json"
+    inputs.write_text(json.dumps(body, indent=2))
+    out = tmp_path / "retry.json"
+    with audit([results]) as report:
+        done = resubmit(report, out, inputs=[inputs])
+    again = json.loads(out.read_text())
+    TypeAdapter(BatchCreateParams).validate_python(again)
+    assert [r["custom_id"] for r in again["requests"]] == ["a-2-r1", "a-8-r1", "a-10-r1"]
+    assert sum(done.written.values()) == 3
+
+
+def test_anthropic_ceiling_is_clamped_to_the_models_documented_cap(tmp_path: Path) -> None:
+    """claude-3-5-haiku writes at most 8,192 tokens: 6,000 x 2 becomes 8,192."""
+    results = [anthropic_ok("a-1", message("max_tokens"))]
+    lines, links, _ = _run(tmp_path, results, [anthropic_request("a-1", max_tokens=6000)])
+    assert lines[0]["params"]["max_tokens"] == 8192
+    assert (links[0]["field"], links[0]["from"], links[0]["to"]) == (
+        "params.max_tokens",
+        6000,
+        8192,
+    )
+
+
+def test_resubmitted_requests_are_valid_sdk_request_lines(tmp_path: Path) -> None:
+    """What is written validates as the SDKs' own batch request types."""
+    from anthropic.types.messages.batch_create_params import Request
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    lines, _, _ = _run(tmp_path, [c.line for c in ANTHROPIC],
+                       [anthropic_request(c.line["custom_id"]) for c in ANTHROPIC])  # fmt: skip
+    for line in lines:
+        TypeAdapter(Request).validate_python(line)
+    lines, _, _ = _run(tmp_path, [openai_ok("c-1", chat_body("length"))],
+                       [openai_request("c-1", max_completion_tokens=64)])  # fmt: skip
+    TypeAdapter(CompletionCreateParamsNonStreaming).validate_python(lines[0]["body"])
+
+
+@pytest.mark.parametrize(
+    ("config", "path"),
+    [
+        ({"generationConfig": {"maxOutputTokens": 512, "temperature": 0.2}},
+         ("generationConfig", "maxOutputTokens")),
+        ({"generation_config": {"max_output_tokens": 512}},
+         ("generation_config", "max_output_tokens")),
+    ],
+)  # fmt: skip
+def test_gemini_raises_max_output_tokens_in_the_lines_own_spelling(
+    tmp_path: Path, config: dict[str, Any], path: tuple[str, str]
+) -> None:
+    """`request.generationConfig.maxOutputTokens` (or the snake_case the Python docs use)."""
+    results = [{"key": "g-1", "response": gemini_response("MAX_TOKENS")},
+               {"key": "g-2", "response": gemini_response("STOP")}]  # fmt: skip
+    inputs = [{"key": k, "request": {"contents": [{"parts": [{"text": "Hi"}]}], **config}}
+              for k in ("g-1", "g-2")]  # fmt: skip
+    lines, links, _ = _run(tmp_path, results, inputs)
+    assert [line["key"] for line in lines] == ["g-1-r1"]
+    section, field = path
+    assert lines[0]["request"][section][field] == 1024
+    assert lines[0]["request"]["contents"] == inputs[0]["request"]["contents"]
+    assert links[0]["field"] == f"request.{section}.{field}"
+
+
+def test_gemini_lines_without_keys_join_by_position(tmp_path: Path) -> None:
+    """Results with no `key` are matched to the request on the same line (the API keeps order)."""
+    results = [gemini_response("STOP"), gemini_response("MAX_TOKENS")]
+    inputs = [gemini_request(None, maxOutputTokens=100), gemini_request(None, maxOutputTokens=200)]
+    lines, links, _ = _run(tmp_path, results, inputs)
+    assert lines == [
+        {"request": {**inputs[1]["request"], "generationConfig": {"maxOutputTokens": 400}}}
+    ]
+    assert (links[0]["new_id"], links[0]["old_id"], links[0]["result"]) == (
+        None, None, f"{tmp_path / 'results.jsonl'}:2")  # fmt: skip
+
+
+def test_vertex_results_carry_their_requests(tmp_path: Path) -> None:
+    """Vertex lines echo the request: no request file is needed, the ceiling is in the request."""
+    lines, links, _ = _run(tmp_path, [c.line for c in VERTEX], None)
+    assert lines == [{"request": {**VERTEX[1].line["request"],
+                                  "generationConfig": {"maxOutputTokens": 512}}}]  # fmt: skip
+    assert links[0]["field"] == "request.generationConfig.maxOutputTokens"
+
+
+def test_vertex_results_take_no_request_file(tmp_path: Path) -> None:
+    """Vertex lines have no id and no promised order: a request file for them is refused."""
+    with pytest.raises(BatchUsageError, match="Vertex"):
+        _run(tmp_path, [c.line for c in VERTEX], [{"request": c.line["request"]} for c in VERTEX])
+
+
+def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
+    """Bedrock: `modelInput.max_tokens` (Claude) or `inferenceConfig.maxTokens` (Converse)."""
+    results = [c.line for c in BEDROCK]
+    lines, _, _ = _run(tmp_path, results, None)
+    by_id = {line["recordId"]: line["modelInput"] for line in lines}
+    assert by_id["CALL0000002R1"] == bedrock_input(1024)
+    assert by_id["CALL0000003R1"]["inferenceConfig"] == {"maxTokens": 100}
+    assert by_id["CALL0000005R1"] == bedrock_input(512)  # 429: as it was
+    assert set(by_id) == {"CALL0000002R1", "CALL0000003R1", "CALL0000005R1"}
+    # The same with the request file given: joined by recordId, same lines out.
+    inputs = [{"recordId": c.line["recordId"], "modelInput": c.line["modelInput"]} for c in BEDROCK]
+    again, _, _ = _run(tmp_path, results, inputs)
+    assert again == lines
+
+
+def test_reasoning_budget_resubmits_held_truncations(tmp_path: Path) -> None:
+    """`context_window` lines are listed only; with a reasoning budget they go with that budget."""
+    results = [anthropic_ok("a-1", message("model_context_window_exceeded"))]
+    inputs = [anthropic_request("a-1", max_tokens=4000,
+                                thinking={"type": "enabled", "budget_tokens": 3000})]  # fmt: skip
+    lines, _, (done, _) = _run(tmp_path, results, inputs)
+    assert (lines, done.written, done.skipped) == ([], {}, {})
+    lines, links, _ = _run(tmp_path, results, inputs, reasoning_budget=1024)
+    assert lines[0]["params"]["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert lines[0]["params"]["max_tokens"] == 4000  # a full window is never given more
+    assert (links[0]["action"], links[0]["from"], links[0]["to"]) == (
+        "reasoning_budget",
+        3000,
+        1024,
+    )
+
+
+def test_a_reply_that_spent_its_ceiling_thinking_waits_for_a_budget(tmp_path: Path) -> None:
+    """`output_limit/reasoning` (only reasoning, no text) is listed; a budget resubmits it."""
+    results = [openai_ok("r-1", reasoning_only_body(256))]
+    body = {"model": "o4-mini", "input": "Prove it", "max_output_tokens": 256}
+    inputs = [{"custom_id": "r-1", "method": "POST", "url": "/v1/responses", "body": body}]
+    lines, _, (done, _) = _run(tmp_path, results, inputs)
+    assert (lines, done.written) == ([], {})
+    lines, links, _ = _run(tmp_path, results, inputs, reasoning_budget=1024)
+    assert lines[0]["body"]["max_output_tokens"] == 1280  # room for 1,024 reasoning tokens more
+    assert (links[0]["action"], links[0]["field"]) == ("reasoning_budget", "body.max_output_tokens")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "line", "expect"),
+    [
+        ("anthropic", anthropic_request("x", max_tokens=2000),
+         {"params.max_tokens": 4000, "params.thinking": {"type": "enabled", "budget_tokens": 512}}),
+        ("gemini", gemini_request("x", maxOutputTokens=2000),
+         {"request.generationConfig.maxOutputTokens": 4000,
+          "request.generationConfig.thinkingConfig": {"thinkingBudget": 512}}),
+        ("openai", openai_request("x", max_completion_tokens=2000),
+         {"body.max_completion_tokens": 2512}),
+    ],
+)  # fmt: skip
+def test_reasoning_truncation_plan_per_provider(
+    fmt: str, line: dict[str, Any], expect: dict[str, Any]
+) -> None:
+    """A `reasoning` truncation: ceiling raised, thinking budget set (OpenAI: ceiling + budget)."""
+    group = Group(None, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "reasoning")
+    assert not wanted(group, ResubmitOptions())  # held back unless a budget is given
+    step = plan(group, line, fmt, ResubmitOptions(reasoning_budget=512))
+    assert step.action == "reasoning_budget"
+    assert step.line is not None
+    for path, value in expect.items():
+        found: Any = step.line
+        for key in path.split("."):
+            found = found[key]
+        assert found == value, path
+
+
+def test_budget_must_stay_below_the_ceiling() -> None:
+    """Anthropic requires budget_tokens < max_tokens: a larger budget is held back, not sent."""
+    group = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "context_window")
+    step = plan(group, anthropic_request("x", max_tokens=1000), "anthropic",
+                ResubmitOptions(reasoning_budget=1000))  # fmt: skip
+    assert (step.line, step.skip) == (None, "budget_not_below_ceiling")
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [("overloaded_error", True), ("api_error", True), ("rate_limit_exceeded", True),
+     ("RESOURCE_EXHAUSTED", True), ("http_503", True), ("429", True), ("500", True),
+     ("invalid_request_error", False), ("400", False), ("INVALID_ARGUMENT", False),
+     ("authentication_error", False), (None, False)],
+)  # fmt: skip
+def test_retryable_error_codes(code: str | None, expected: bool) -> None:
+    """Overloads, rate limits and server errors are retried unchanged; bad requests are not."""
+    assert retryable(code) is expected
+
+
+@pytest.mark.parametrize(
+    ("old", "fmt", "new"),
+    [("req-1", "openai", "req-1-r1"), ("req-1-r1", "openai", "req-1-r2"),
+     ("req-1-r01", "openai", "req-1-r01-r1"), ("CALL0000001", "bedrock", "CALL0000001R1"),
+     ("CALL0000001R3", "bedrock", "CALL0000001R4"), ("k", "gemini", "k-r1")],
+)  # fmt: skip
+def test_new_ids(old: str, fmt: str, new: str) -> None:
+    """New ids count the retries; Bedrock's stay alphanumeric."""
+    assert new_id(old, fmt) == new
+
+
+def test_new_ids_never_collide_and_fit_anthropics_limit() -> None:
+    """Distinct old ids give distinct new ids, each within Anthropic's 64 characters."""
+    olds = ["a", "a-r1", "a-r2", "a-r01", "a-r1-r1", "x" * 64, "x" * 63 + "y", "x" * 62]
+    news = [new_id(old, "anthropic") for old in olds]
+    assert len(set(news)) == len(news)
+    assert all(len(n) <= 64 for n in news)
+
+
+def test_input_of_another_provider_is_a_usage_error(tmp_path: Path) -> None:
+    """An Anthropic request file given for OpenAI results is refused, naming the line."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    ins = write_jsonl(tmp_path / "input.jsonl", [anthropic_request("c-1")])
+    with audit([res]) as report, pytest.raises(BatchUsageError, match="anthropic request line"):
+        resubmit(report, tmp_path / "out.jsonl", inputs=[ins])
+
+
+def test_results_without_their_requests_need_the_request_file(tmp_path: Path) -> None:
+    """OpenAI results do not echo requests: resubmitting them without --input is refused."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    with audit([res]) as report, pytest.raises(BatchUsageError, match="--input"):
+        resubmit(report, tmp_path / "out.jsonl")
+
+
+def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Path) -> None:
+    """A results line that could not be read is listed once, as what it is, not as no_input."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("stop"))])
+    with res.open("a") as f:
+        f.write('not json\n{"custom_id": "c-2", "respo')
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1"), openai_request("c-2")])
+    with audit([res]) as report:
+        check_input(report, [ins])
+        assert report.count(outcome=Outcome.NO_INPUT) == 0
+        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-2"]
+        assert report.count(outcome=Outcome.TRUNCATED_LINE) == 1
+
+
+def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:
+    """Ids on one side only are counted and listed; bad request lines are listed by line."""
+    res = write_jsonl(tmp_path / "results.jsonl",
+                      [openai_ok(f"c-{i}", chat_body("stop")) for i in (1, 2, 3)])  # fmt: skip
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1"), openai_request("c-3"),
+                                                 openai_request("c-4")])  # fmt: skip
+    with ins.open("a") as f:
+        f.write("{broken\n")
+    with audit([res]) as report:
+        check_input(report, [ins])
+        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == ["c-2"]
+        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-4"]
+        assert list(report.ids(Group(None, Outcome.NOT_JSON))) == [f"{ins}:4"]

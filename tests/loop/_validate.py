@@ -1,0 +1,109 @@
+"""Check a loop transcript against the provider SDK's own request type for its messages.
+
+Where an SDK has a type for the messages of a request, the transcript must validate as a list
+of it: anthropic `MessageParam`, openai `ChatCompletionMessageParam` and
+`ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2`, ollama `Message`, and
+for Bedrock botocore's own validator over the Converse `messages` shape. TypedDicts are checked
+with `extra="forbid"`, so a key the API does not know fails too.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pydantic import ConfigDict, TypeAdapter
+from typing_extensions import TypedDict
+
+Validator = Callable[[Sequence[Any]], None]
+
+FORBID = ConfigDict(extra="forbid")
+
+
+def _typed(make: Callable[[], Any], *, strict_keys: bool = True) -> Validator:
+    @functools.cache
+    def adapter() -> TypeAdapter[Any]:
+        item = make()
+        return TypeAdapter(list[item], config=FORBID) if strict_keys else TypeAdapter(list[item])
+
+    def validate(messages: Sequence[Any]) -> None:
+        adapter().validate_python(list(messages))
+
+    return validate
+
+
+def _anthropic() -> Any:
+    from anthropic.types import MessageParam
+
+    return MessageParam
+
+
+def _chat() -> Any:
+    from openai.types.chat import ChatCompletionMessageParam
+
+    return ChatCompletionMessageParam
+
+
+def _responses() -> Any:
+    from openai.types.responses import ResponseInputItemParam
+
+    return ResponseInputItemParam
+
+
+def _gemini() -> Any:
+    from google.genai.types import Content
+
+    return Content
+
+
+def _cohere() -> Any:
+    import cohere
+
+    return cohere.ChatMessageV2
+
+
+def _ollama() -> Any:
+    import ollama
+
+    return ollama.Message
+
+
+def _bedrock(messages: Sequence[Any]) -> None:
+    import botocore.session
+    from botocore.validate import ParamValidator
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    shape = model.operation_model("Converse").input_shape
+    report = ParamValidator().validate({"modelId": "m", "messages": list(messages)}, shape)
+    assert not report.has_errors(), report.generate_report()
+
+
+class PromptMessage(TypedDict):
+    """A message of the transcript a prompt-string API's caller renders into its prompt.
+
+    Bedrock InvokeModel's Titan, Llama, Mistral and Cohere Command bodies take one prompt string
+    (no SDK has a request-message type for them): `bedrock.invoke` writes plain role/content
+    messages, and its transcripts must be exactly that.
+    """
+
+    role: Literal["user", "assistant"]
+    content: str
+
+
+VALIDATORS: dict[str, Validator] = {
+    "anthropic": _typed(_anthropic),
+    "openai.chat": _typed(_chat),
+    "openai.responses": _typed(_responses),
+    # pydantic models carry their own config (google-genai forbids unknown keys itself)
+    "gemini": _typed(_gemini, strict_keys=False),
+    "cohere": _typed(_cohere, strict_keys=False),
+    "ollama": _typed(_ollama, strict_keys=False),
+    "bedrock": _bedrock,
+    "bedrock.invoke": _typed(lambda: PromptMessage),
+}
+
+
+def assert_valid_transcript(adapter: str, messages: Sequence[Any]) -> None:
+    """Fail unless `messages` validate as the request messages of `adapter`'s SDK."""
+    VALIDATORS[adapter](messages)

@@ -1,0 +1,182 @@
+"""The conversation the journal tests run: a model and tools whose every call leaves a trace.
+
+`TurnModel` answers by the turn (the number of assistant messages so far + 1), so a process
+that resumes a run gets the right reply without knowing what an earlier process was sent;
+`turns` tool requests (each with `calls` calls of `record`), then a final answer. Every model
+call and every tool call appends a line to a side-effect log, and may kill its own process
+with SIGKILL at a chosen point. `python -m tests.loop.journal._scenario` runs it as a worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import stopkit
+from stopkit.loop.events import LoopEvent, TurnStarted
+
+FINAL = "All steps are recorded."
+
+
+def tool_reply(turn: int, calls: int = 1) -> dict[str, Any]:
+    """An Anthropic tool request of `calls` calls of `record`."""
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{turn}_{i}", "name": "record",
+         "input": {"turn": turn, "i": i}}
+        for i in range(calls)
+    ]  # fmt: skip
+    return {
+        "id": f"msg_{turn}", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": f"Recording step {turn}."}, *uses],
+        "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }  # fmt: skip
+
+
+def final_reply() -> dict[str, Any]:
+    """The Anthropic reply ending the conversation."""
+    return {
+        "id": "msg_end", "type": "message", "role": "assistant", "model": "claude-test",
+        "content": [{"type": "text", "text": FINAL}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5},
+    }  # fmt: skip
+
+
+def _kill() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Trace:
+    """The side-effect log (a file when given, else in memory) and the point to die at."""
+
+    def __init__(self, log: Path | None = None, kill: str | None = None) -> None:
+        self.log = log
+        self.lines: list[str] = []
+        self.kill = kill  # "model:3", "tool:3.0", "between:3"
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        if self.log is not None:
+            with self.log.open("a") as out:
+                out.write(line + "\n")
+
+    def maybe_die(self, point: str) -> None:
+        if self.kill == point:
+            _kill()
+
+
+class TurnModel:
+    """`call_model`: the reply of the turn the transcript is at; every call traced."""
+
+    def __init__(self, trace: Trace, turns: int = 5, calls: int = 1) -> None:
+        self.trace = trace
+        self.turns = turns
+        self.calls = calls
+
+    def turn_of(self, messages: Any) -> int:
+        return 1 + sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+    def __call__(self, messages: Any, **overrides: Any) -> dict[str, Any]:
+        turn = self.turn_of(messages)
+        self.trace.add(f"model {turn}")
+        self.trace.maybe_die(f"model:{turn}")
+        return tool_reply(turn, self.calls) if turn <= self.turns else final_reply()
+
+    async def acall(self, messages: Any, **overrides: Any) -> dict[str, Any]:
+        return self(messages, **overrides)
+
+
+def record_tool(trace: Trace, slow: float = 0.0, idempotent: bool = True) -> Any:
+    """The `record` tool: traces `tool <turn>.<i>`, dies there when told to."""
+
+    def record(turn: int, i: int) -> str:
+        trace.add(f"tool {turn}.{i}")
+        if slow:
+            time.sleep(slow)
+        trace.maybe_die(f"tool:{turn}.{i}")
+        return f"recorded {turn}.{i}"
+
+    return record if idempotent else stopkit.tool(record, idempotent=False)
+
+
+def dying_on_event(trace: Trace) -> Any:
+    """An `on_event` that dies as turn N starts (`between:N`): turn N-1 is wholly recorded."""
+
+    def on_event(event: LoopEvent) -> None:
+        if isinstance(event, TurnStarted):
+            trace.maybe_die(f"between:{event.turn}")
+
+    return on_event
+
+
+def summary(outcome: stopkit.Outcome) -> dict[str, Any]:
+    """What two runs that reached the same `Outcome` agree on, as JSON."""
+    return {
+        "termination": outcome.termination.value,
+        "text": outcome.text,
+        "turns": outcome.turns,
+        "messages": json.loads(json.dumps(outcome.messages, default=str)),
+        "tool_runs": [
+            [run.turn, run.call.id, run.result.content, run.result.is_error]
+            for run in outcome.tool_runs
+        ],
+        "escalation": outcome.escalation.reason if outcome.escalation else None,
+    }
+
+
+def open_journal(spec: str, lease: float) -> Any:
+    """Open `sqlite:<path>` or `postgres:<dsn>`."""
+    kind, _, where = spec.partition(":")
+    if kind == "sqlite":
+        return stopkit.SqliteJournal(where, lease_seconds=lease)
+    return stopkit.PostgresJournal(where, lease_seconds=lease)
+
+
+def main(argv: list[str]) -> int:
+    """Run the conversation as a worker; print its summary as JSON (exit 3: `RunLocked`)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--journal", required=True)
+    parser.add_argument("--run-id", required=True)
+    parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("--kill")
+    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=1)
+    parser.add_argument("--lease", type=float, default=30.0)
+    parser.add_argument("--slow", type=float, default=0.0)
+    parser.add_argument("--start-at", type=float, default=0.0)
+    parser.add_argument("--non-idempotent", action="store_true")
+    parser.add_argument("--async", dest="use_async", action="store_true")
+    args = parser.parse_args(argv)
+    trace = Trace(args.log, args.kill)
+    model = TurnModel(trace, args.turns, args.calls)
+    journal = open_journal(args.journal, args.lease)
+    settings: dict[str, Any] = {
+        "tools": {"record": record_tool(trace, args.slow, not args.non_idempotent)},
+        "journal": journal,
+        "run_id": args.run_id,
+        "on_event": dying_on_event(trace),
+    }
+    if args.start_at:
+        time.sleep(max(0.0, args.start_at - time.time()))
+    try:
+        if args.use_async:
+            import asyncio
+
+            outcome = asyncio.run(stopkit.arun_loop(model.acall, "Record the steps.", **settings))
+        else:
+            outcome = stopkit.run_loop(model, "Record the steps.", **settings)
+    except stopkit.RunLocked as exc:
+        print(json.dumps({"locked": str(exc)}))
+        return 3
+    print(json.dumps(summary(outcome)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,97 @@
+"""The journals the tests run on: SQLite always; PostgreSQL on a real server.
+
+The server: the one `.ci/run` started (`STOPKIT_TEST_POSTGRES_DSN`), else a throwaway cluster
+started here when PostgreSQL's programs are installed. Without either, the PostgreSQL tests
+skip, saying why; in CI (`STOPKIT_CI=1`) they fail instead. Each test gets a schema of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stopkit
+from tests import _postgres
+
+
+def unavailable(why: str) -> None:
+    """Skip a test that needs a real component, or fail when CI must run it."""
+    if os.environ.get("STOPKIT_CI"):
+        pytest.fail(f"{why}; CI must run this test (STOPKIT_CI is set)")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The DSN of a PostgreSQL server for the tests."""
+    dsn = os.environ.get("STOPKIT_TEST_POSTGRES_DSN")
+    try:
+        import psycopg  # noqa: F401 -- only whether it is installed
+    except ImportError:
+        unavailable("psycopg is not installed (pip install 'stopkit[postgres]')")
+    if dsn:
+        yield dsn
+        return
+    # In /tmp, not pytest's tmp_path: the server runs as another user, who must reach it.
+    where = tempfile.mkdtemp(prefix="stopkit-pg-")
+    try:
+        dsn = _postgres.start(where)
+    except (RuntimeError, OSError) as exc:
+        shutil.rmtree(where, ignore_errors=True)
+        unavailable(f"no PostgreSQL server could be started: {exc}")
+    yield dsn
+    _postgres.stop(where)
+    shutil.rmtree(where, ignore_errors=True)
+
+
+def fresh_schema(server: str) -> str:
+    """Create a schema of its own for one test; return a DSN whose tables go there."""
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(server, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    joiner = "&" if "?" in server else "?"
+    return f"{server}{joiner}options=-csearch_path%3D{schema}"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A journal's address, `sqlite:<path>` or `postgres:<dsn>`, empty, for one test."""
+    if request.param == "sqlite":
+        yield f"sqlite:{tmp_path / 'journal.db'}"
+    else:
+        yield f"postgres:{fresh_schema(request.getfixturevalue('postgres_server'))}"
+
+
+@pytest.fixture
+def open_journal(store: str) -> Iterator[Callable[..., Any]]:
+    """Open the store (as a worker in another process would); every one is closed after."""
+    opened: list[Any] = []
+
+    def open_(lease_seconds: float = 30.0) -> Any:
+        kind, _, where = store.partition(":")
+        journal: Any = (
+            stopkit.SqliteJournal(where, lease_seconds=lease_seconds)
+            if kind == "sqlite"
+            else stopkit.PostgresJournal(where, lease_seconds=lease_seconds)
+        )
+        opened.append(journal)
+        return journal
+
+    yield open_
+    for journal in opened:
+        journal.close()
+
+
+@pytest.fixture
+def journal(open_journal: Callable[..., Any]) -> Any:
+    """A journal on the store."""
+    return open_journal()

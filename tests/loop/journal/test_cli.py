@@ -1,0 +1,93 @@
+"""`stopkit runs list|show|delete --journal ...`: an operator sees where each run stopped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stopkit
+from stopkit.cli import main
+from tests.loop.journal._scenario import Trace, TurnModel, record_tool
+
+
+@pytest.fixture
+def journal_file(tmp_path: Path) -> str:
+    """A SQLite journal holding a finished run and one that needs attention."""
+    path = tmp_path / "runs.db"
+    journal = stopkit.SqliteJournal(path)
+    trace = Trace()
+    stopkit.run_loop(TurnModel(trace, 1), "Go.", tools={"record": record_tool(trace)},
+                     journal=journal, run_id="done-1")  # fmt: skip
+    journal.acquire("stuck-2", "worker-a")
+    journal.record("stuck-2", "worker-a", stopkit.loop.journal.StepRecord(
+        "tool_call_1_0", json.dumps({"id": "t", "name": "charge", "arguments": "x"}), None, 0.0))
+    journal.release("stuck-2", "worker-a", stopkit.loop.journal.RunStatus.NEEDS_ATTENTION,
+                    "needs_attention", "tool_call_1_0: charge may or may not have happened")
+    journal.close()
+    return str(path)
+
+
+def test_list_shows_every_run_with_its_status(
+    journal_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`runs list` prints one row per run; `--json` the same as data."""
+    assert main(["runs", "list", "--journal", journal_file]) == 0
+    text = capsys.readouterr().out
+    assert "done-1" in text
+    assert "needs_attention" in text
+    assert main(["runs", "list", "--journal", journal_file, "--json"]) == 0
+    rows = {row["run_id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert (rows["done-1"]["status"], rows["done-1"]["steps"]) == ("finished", 3)
+
+
+def test_show_says_where_a_run_stopped_and_why(
+    journal_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`runs show` prints the status, the reason, and each step: the reply's stop, the result."""
+    assert main(["runs", "show", "--journal", journal_file, "done-1"]) == 0
+    text = capsys.readouterr().out
+    assert "run done-1: finished (completed)" in text
+    assert "model_call_1       tool_request, 1 tool call(s)" in text
+    assert "tool_call_1_0      result: recorded 1.0" in text
+    assert "model_call_2       completed" in text
+    assert main(["runs", "show", "--journal", journal_file, "stuck-2"]) == 0
+    assert "started, no result recorded" in capsys.readouterr().out
+    assert main(["runs", "show", "--journal", journal_file, "stuck-2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps"][0]["result"] is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "words"),
+    [
+        (["runs", "delete", "--journal", "{j}", "done-1"], 0, "deleted run done-1"),
+        (["runs", "delete", "--journal", "{j}", "nope"], 1, "no run 'nope'"),
+        (["runs", "show", "--journal", "{j}", "nope"], 1, "no run 'nope'"),
+        (["runs", "list", "--journal", "{missing}"], 2, "there is no journal at"),
+    ],
+    ids=["delete", "delete-missing", "show-missing", "no-journal"],
+)
+def test_delete_and_errors_have_their_exit_status(
+    journal_file: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+    status: int, words: str,
+) -> None:  # fmt: skip
+    """Deleting works once; a missing run exits 1, a missing journal 2, each saying so."""
+    args = [a.format(j=journal_file, missing=tmp_path / "none.db") for a in argv]
+    assert main(args) == status
+    captured = capsys.readouterr()
+    assert words in captured.out + captured.err
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_delete_is_refused_while_a_worker_holds_the_run(
+    journal_file: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run being driven right now is not deleted under its worker."""
+    journal: Any = stopkit.SqliteJournal(journal_file)
+    journal.acquire("done-1", "worker-b")
+    assert main(["runs", "delete", "--journal", journal_file, "done-1"]) == 2
+    assert "is being run by worker-b" in capsys.readouterr().err
+    assert journal.run("done-1") is not None
+    journal.close()

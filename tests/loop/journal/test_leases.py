@@ -1,0 +1,79 @@
+"""Leases: one worker drives a run at a time; a dead worker's lease expires; operators' tools."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import stopkit
+from stopkit.loop.journal import RunStatus, StepRecord
+from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool
+
+
+def test_a_run_held_by_a_live_worker_is_locked_to_another(open_journal: Callable[..., Any]) -> None:
+    """A second worker taking a leased run gets RunLocked naming the holder."""
+    first, second = open_journal(), open_journal()
+    first.acquire("r", "worker-a")
+    with pytest.raises(stopkit.RunLocked, match="worker-a") as raised:
+        second.acquire("r", "worker-b")
+    assert raised.value.owner == "worker-a"
+    with pytest.raises(stopkit.RunLocked):
+        stopkit.run_loop(lambda m, **o: pytest.fail("called"), "Hi", journal=second, run_id="r")
+
+
+def test_a_dead_workers_lease_expires_and_the_run_can_be_taken(
+    open_journal: Callable[..., Any],
+) -> None:
+    """A lease nobody renews runs out; another worker then takes the run and its steps."""
+    dead = open_journal(lease_seconds=0.3)
+    dead.acquire("r", "dead-worker")
+    dead.record("r", "dead-worker", StepRecord("model_call_1", "{}", None, 0.0))
+    time.sleep(0.5)
+    alive = open_journal(lease_seconds=0.3)
+    alive.acquire("r", "new-worker")
+    assert alive.run("r").owner == "new-worker"
+    assert [s.name for s in alive.steps("r")] == ["model_call_1"]
+    with pytest.raises(stopkit.RunLocked):  # the dead worker, back, has lost it
+        dead.record("r", "dead-worker", StepRecord("model_call_2", "{}", None, 0.0))
+
+
+def test_the_heartbeat_keeps_a_slow_run_leased(open_journal: Callable[..., Any]) -> None:
+    """A call lasting several lease lengths keeps its lease: nobody else can take the run."""
+    journal, other = open_journal(lease_seconds=0.3), open_journal(lease_seconds=0.3)
+    attempts: list[str] = []
+
+    def slow_model(messages: Any, **overrides: Any) -> Any:
+        time.sleep(0.5)
+        try:
+            other.acquire("slow", "intruder")
+        except stopkit.RunLocked:
+            attempts.append("locked")
+        return TurnModel(Trace(), turns=0)(messages)
+
+    outcome = stopkit.run_loop(slow_model, "Hi", journal=journal, run_id="slow")
+    assert outcome.text == FINAL
+    assert attempts == ["locked"]
+    assert journal.run("slow").owner is None  # released at the end
+
+
+def test_runs_can_be_listed_shown_and_deleted(journal: Any) -> None:
+    """`runs()`, `run(id)` and `delete(id)` are what `stopkit runs` shows an operator."""
+    trace = Trace()
+    for run_id in ("a", "b"):
+        stopkit.run_loop(TurnModel(trace, 1), "Go.", tools={"record": record_tool(trace)},
+                         journal=journal, run_id=run_id)  # fmt: skip
+    assert sorted(info.run_id for info in journal.runs()) == ["a", "b"]
+    info = journal.run("a")
+    assert (info.status, info.termination, info.detail, info.steps) == (
+        RunStatus.FINISHED, "completed", FINAL, 3,
+    )  # fmt: skip
+    assert journal.delete("a") is True
+    assert journal.delete("a") is False
+    assert journal.run("a") is None
+    assert journal.steps("a") == []
+    journal.acquire("b", "someone")
+    with pytest.raises(stopkit.RunLocked):
+        journal.delete("b")

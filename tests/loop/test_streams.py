@@ -1,0 +1,199 @@
+"""A streaming `call_model` (`stopkit/loop/_streams.py`): the loop reads the stream it returns.
+
+Real SDK clients run over recorded streams (`stopkit.ReplayTransport`); `call_model` returns
+the SDK's own stream object, and the loop reads it with the adapter's accumulator, reporting
+the text as it arrives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stopkit
+from stopkit import Termination, TextDelta
+from tests import _wrap_clients as sdk
+from tests._payloads import PAYLOADS
+from tests.loop._validate import assert_valid_transcript
+
+# folder -> (the recorded tool request stream, the recorded final answer stream)
+TURNS = {
+    "anthropic": ("tool_use", "end_turn"),
+    "openai_chat": ("tool_calls", "stop"),
+    "openai_responses": ("function_call", "completed"),
+    "gemini": ("function_call", "stop"),
+}
+
+
+def recorded(folder: str, name: str) -> Path:
+    return sdk.RECORDINGS / folder / f"{name}.stream.json"
+
+
+def stop_of(folder: str, name: str) -> stopkit.Stop:
+    """The Stop of a recorded stream, read without the loop."""
+    events = json.loads(recorded(folder, name).read_text())["response"]["events"]
+    return stopkit.normalize_stream(events, adapter=sdk.ADAPTER[folder])
+
+
+def weather(**arguments: Any) -> str:
+    return "18 °C"
+
+
+def texts_by_turn(events: list[Any]) -> dict[int, str]:
+    joined: dict[int, str] = {}
+    for event in events:
+        if isinstance(event, TextDelta):
+            joined[event.turn] = joined.get(event.turn, "") + event.text
+    return joined
+
+
+def check(folder: str, outcome: stopkit.Outcome, events: list[Any]) -> None:
+    first, final = (stop_of(folder, name) for name in TURNS[folder])
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == final.text != ""
+    assert outcome.turns == 2
+    assert [r.call.name for r in outcome.tool_runs] == [c.name for c in first.tool_calls]
+    assert [r.result.content for r in outcome.tool_runs] == ["18 °C"] * len(first.tool_calls)
+    adapter = stopkit.get_adapter(sdk.ADAPTER[folder])
+    sent_back = outcome.messages[1 : 1 + len(adapter.assistant_message(first))]
+    assert sent_back == adapter.assistant_message(first)  # the rebuilt reply goes back
+    assert texts_by_turn(events) == {n: s.text for n, s in ((1, first), (2, final)) if s.text}
+    assert_valid_transcript(adapter.name, outcome.messages)
+
+
+@pytest.mark.parametrize("folder", list(TURNS))
+def test_run_loop_reads_the_sdks_own_stream(folder: str) -> None:
+    """`call_model` returns `create(stream=True)`'s stream (a generator for Gemini)."""
+    client = sdk.client(
+        folder, stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+    )
+    events: list[Any] = []
+
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return sdk.request(folder, client, stream=True)
+
+    outcome = stopkit.run_loop(
+        call_model, "Weather in Paris?", tools={"get_weather": weather}, on_event=events.append
+    )
+    check(folder, outcome, events)
+
+
+@pytest.mark.parametrize("folder", list(TURNS))
+async def test_arun_loop_reads_the_sdks_own_async_stream(folder: str) -> None:
+    """An async `call_model` returns the async client's stream; `async for` reads it."""
+    transport = stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+    client = sdk.client(folder, transport, is_async=True)
+    events: list[Any] = []
+
+    async def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return await sdk.arequest(folder, client, stream=True)
+
+    outcome = await stopkit.arun_loop(
+        call_model, "Weather in Paris?", tools={"get_weather": weather}, on_event=events.append
+    )
+    check(folder, outcome, events)
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["run_loop", "arun_loop"])
+def test_anthropics_stream_manager_is_entered_and_read(is_async: bool) -> None:
+    """`client.messages.stream(...)` (a context manager) works as `call_model`'s return value."""
+    names = TURNS["anthropic"]
+    transport = stopkit.ReplayTransport([recorded("anthropic", name) for name in names])
+    client = sdk.client("anthropic", transport, is_async=is_async)
+    events: list[Any] = []
+
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return client.messages.stream(model="m", max_tokens=256, messages=messages)
+
+    settings: dict[str, Any] = {"tools": {"get_weather": weather}, "on_event": events.append}
+    if is_async:  # the async manager, entered with `async with`
+        outcome = asyncio.run(stopkit.arun_loop(call_model, "Weather in Paris?", **settings))
+    else:
+        outcome = stopkit.run_loop(call_model, "Weather in Paris?", **settings)
+    check("anthropic", outcome, events)
+
+
+# --- iterables of events -------------------------------------------------------------------------
+
+# adapter folder -> (tool request stream, final stream), from tests/payloads
+PAYLOAD_TURNS = {
+    "bedrock": ("tool_use", "end_turn"),
+    "cohere": ("tool_call", "complete"),
+    "ollama": ("stop_tool_calls", "stop"),
+    "anthropic": ("tool_use_parallel", "end_turn_text"),
+}
+
+
+def payload_events(folder: str, name: str) -> list[Any]:
+    events: list[Any] = json.loads((PAYLOADS / folder / f"{name}.stream.json").read_text())[
+        "events"
+    ]
+    return events
+
+
+@pytest.mark.parametrize("mode", ["list", "generator", "async generator"])
+@pytest.mark.parametrize("folder", list(PAYLOAD_TURNS))
+def test_an_iterable_of_events_is_a_stream(folder: str, mode: str) -> None:
+    """A list, a generator or an async generator of parsed events is read as one reply."""
+    turns = [payload_events(folder, name) for name in PAYLOAD_TURNS[folder]]
+    first, final = (stopkit.normalize_stream(events) for events in turns)
+    calls = iter(turns)
+    seen: list[Any] = []
+
+    def sync_model(messages: list[Any], **overrides: Any) -> Any:
+        events = next(calls)
+        return events if mode == "list" else (event for event in events)
+
+    async def async_model(messages: list[Any], **overrides: Any) -> AsyncIterator[Any]:
+        for event in next(calls):
+            yield event
+
+    tools = {call.name: weather for call in first.tool_calls}
+    if mode == "async generator":
+        run = stopkit.arun_loop(async_model, "hi", tools=tools, on_event=seen.append)
+        outcome = asyncio.run(run)
+    else:
+        outcome = stopkit.run_loop(sync_model, "hi", tools=tools, on_event=seen.append)
+    assert outcome.termination is Termination.COMPLETED
+    assert outcome.text == final.text
+    assert len(outcome.tool_runs) == len(first.tool_calls) > 0
+    assert outcome.stop is not None
+    assert outcome.stop.provider == stopkit.get_adapter(folder).name
+    assert "".join(e.text for e in seen if isinstance(e, TextDelta) and e.turn == 2) == final.text
+    assert_valid_transcript(outcome.stop.provider, outcome.messages)
+
+
+def test_a_stream_cut_short_is_unknown_and_escalated() -> None:
+    """A stream that ends before its terminal event is `unknown` (`stream_incomplete`)."""
+    events = payload_events("anthropic", "end_turn_text")[:-2]
+    escalated: list[stopkit.Escalation] = []
+    outcome = stopkit.run_loop(lambda m, **kw: iter(events), "hi", on_escalate=escalated.append)
+    assert outcome.termination is Termination.UNKNOWN
+    assert outcome.stop is not None
+    assert outcome.stop.detail == "stream_incomplete"
+    assert escalated[0].stop is outcome.stop
+
+
+def test_a_stream_no_adapter_reads_ends_the_run_as_unknown() -> None:
+    """Events of no known stream: the run ends as unknown (`unsupported_reply`), nothing lost."""
+    outcome = stopkit.run_loop(
+        lambda m, **kw: iter([{"what": "is this"}]), "hi", on_escalate=lambda e: None
+    )
+    assert outcome.termination is Termination.UNKNOWN
+    assert outcome.stop is not None
+    assert outcome.stop.detail == "unsupported_reply"
+
+
+def test_an_async_stream_in_run_loop_is_a_type_error() -> None:
+    """`run_loop` cannot read an async stream: a `TypeError` points to `arun_loop`."""
+
+    async def events() -> AsyncIterator[Any]:
+        yield {}
+
+    with pytest.raises(TypeError, match="arun_loop"):
+        stopkit.run_loop(lambda m, **kw: events(), "hi")
