@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage"]
+__all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage", "add_usage"]
 
 
 class StopReason(StrEnum):
@@ -110,6 +110,42 @@ class Usage(BaseModel):
     cache_write_tokens: int | None = None
     total_tokens: int | None = None
     """The provider's own total, when it sends one (never computed here)."""
+
+    def __add__(self, other: Usage) -> Usage:
+        """Return the counts of two replies added up, field by field.
+
+        A count either side said is summed (the other side's None counts as nothing); a field
+        neither said stays None. Both sides must count the same way: replies of one adapter.
+
+        Example:
+            >>> total = Usage(input_tokens=10, output_tokens=5) + Usage(input_tokens=7)
+            >>> total.input_tokens, total.output_tokens, total.reasoning_tokens
+            (17, 5, None)
+        """
+        if not isinstance(other, Usage):
+            return NotImplemented
+        theirs = other.__dict__
+        return _fast_usage(
+            {name: _plus(mine, theirs[name]) for name, mine in self.__dict__.items()}
+        )
+
+
+def add_usage(total: Usage | None, usage: Usage | None) -> Usage | None:
+    """Return `total + usage`, where None (no count said) adds nothing (internal).
+
+    Example:
+        >>> add_usage(None, Usage(input_tokens=3)).input_tokens
+        3
+    """
+    if usage is None:
+        return total
+    return usage if total is None else total + usage
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    return a if b is None else a + b
 
 
 class Stop(BaseModel):

@@ -66,3 +66,33 @@ def test_the_journal_rows_run_their_conversations(tmp_path: Any) -> None:
     info = journal.runs()[0]
     assert (info.steps, info.termination) == (LOOP_STEPS, "completed")
     assert replay_run()().turns == REPLAY_TURNS + 1
+
+
+def test_the_telemetry_rows_trace_what_they_claim() -> None:
+    """`benchmarks/otel.py`'s hook rows make a model-call and a tool span, its floor rows too."""
+    import contextvars
+
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from benchmarks.otel import Sdk, conversation, floors, hooks
+
+    sdk = Sdk()
+    spans = InMemorySpanExporter()
+    sdk.tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    try:
+
+        def once() -> None:  # in a context of its own: the hooks' agent span stays open there
+            for fn in [*hooks(sdk).values(), *floors(sdk).values()]:
+                fn()
+
+        contextvars.copy_context().run(once)
+        conversation()()
+    finally:
+        sdk.close()
+    assert trace.get_current_span() is trace.INVALID_SPAN
+    names = [span.name for span in spans.get_finished_spans()]
+    assert names[:4] == ["chat", "execute_tool lookup", "chat", "execute_tool lookup"]
+    assert names.count("invoke_agent") == 1  # the conversation's run; the hooks' is never ended
+    assert names.count("chat") == 2 + 21

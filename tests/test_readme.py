@@ -32,7 +32,8 @@ def _examples() -> list[tuple[str, str, str]]:
 
 def test_readme_has_examples() -> None:
     """The README's runnable examples are found (a broken marker would silently skip them)."""
-    assert {name for name, _, _ in _examples()} >= {"normalize", "stream", "adapter", "handler"}
+    names = {name for name, _, _ in _examples()}
+    assert names >= {"normalize", "stream", "adapter", "handler", "otel"}
 
 
 @pytest.mark.parametrize(("name", "code", "out"), _examples(), ids=[e[0] for e in _examples()])

@@ -10,7 +10,7 @@ import pytest
 from pydantic import Field, ValidationError
 
 import stopkit
-from stopkit import Stop, StopReason, ToolCall
+from stopkit import Stop, StopReason, ToolCall, Usage
 from stopkit._stop import _slot_setter
 from stopkit.adapters import Reading, Rules, decide, tool_call
 from stopkit.adapters._calls import parse_arguments
@@ -160,3 +160,25 @@ def test_cut_gives_what_model_copy_would() -> None:
     assert cut(call, "cut") == call.model_copy(update=update)
     assert cut(cut(call, "first"), "second").error == "first"
     assert cut(cut(call, "first"), "second", overrule=True).error == "second"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "total"),
+    [
+        (Usage(input_tokens=3, output_tokens=4), Usage(input_tokens=5, output_tokens=6),
+         Usage(input_tokens=8, output_tokens=10)),
+        (Usage(input_tokens=3), Usage(output_tokens=6), Usage(input_tokens=3, output_tokens=6)),
+        (Usage(cache_read_tokens=0), Usage(), Usage(cache_read_tokens=0)),
+        (Usage(), Usage(), Usage()),
+    ],
+)  # fmt: skip
+def test_usage_adds_up_field_by_field(a: Usage, b: Usage, total: Usage) -> None:
+    """Adding usages sums each count either side said; a count neither said stays None."""
+    assert a + b == total
+    assert b + a == total
+
+
+def test_usage_adds_only_usage() -> None:
+    """Adding anything but a `Usage` is a TypeError, as for any type that does not support it."""
+    with pytest.raises(TypeError):
+        Usage(input_tokens=1) + 1  # type: ignore[operator]

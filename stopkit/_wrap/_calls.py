@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from stopkit._wrap._observe import observed
 from stopkit._wrap._proxy import Proxy, Route
 from stopkit._wrap._report import Settings
 from stopkit._wrap._responses import (
@@ -55,7 +56,7 @@ class Call:
                     raise
                 return watch_result(result, adapter, settings, streaming=self._streaming(kwargs))
 
-            return acall
+            return observed(acall, adapter, settings.client)
 
         @functools.wraps(method)
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -66,7 +67,7 @@ class Call:
                 raise
             return watch_result(result, adapter, settings, streaming=self._streaming(kwargs))
 
-        return call
+        return observed(call, adapter, settings.client)
 
 
 class Raw(Call):
@@ -82,14 +83,14 @@ class Raw(Call):
                 response = await method(*args, **kwargs)
                 return ResponseProxy(response, adapter, settings, self._streaming(kwargs))
 
-            return acall
+            return observed(acall, adapter, settings.client)
 
         @functools.wraps(method)
         def call(*args: Any, **kwargs: Any) -> Any:
             response = method(*args, **kwargs)
             return ResponseProxy(response, adapter, settings, self._streaming(kwargs))
 
-        return call
+        return observed(call, adapter, settings.client)
 
 
 class StreamingRaw(Call):
@@ -104,7 +105,7 @@ class StreamingRaw(Call):
             manager = method(*args, **kwargs)
             return ResponseManagerProxy(manager, adapter, settings, self._streaming(kwargs))
 
-        return call
+        return observed(call, adapter, settings.client)
 
 
 class Helper:
@@ -128,7 +129,7 @@ class Helper:
             watch = Watch(self.adapter, settings, self.extract)
             return ManagerProxy(method(*args, **kwargs), watch, self.kinds)
 
-        return call
+        return observed(call, self.adapter, settings.client)
 
 
 class Runner:

@@ -49,6 +49,6 @@ def wrap(
         >>> client = stopkit.wrap(anthropic.Anthropic(), raise_on={"output_limit", "filtered"})
         >>> reply = client.messages.create(...)  # doctest: +SKIP
     """
-    settings = Settings(on_stop, read_raise_on(raise_on))
+    settings = Settings(on_stop, read_raise_on(raise_on), client)
     proxy: Any = Proxy(client, routes_for(client), settings)
     return proxy  # type: ignore[no-any-return]

@@ -20,6 +20,7 @@ from typing import Any
 from stopkit._errors import StopReasonError, error_for
 from stopkit._normalize import normalize_all
 from stopkit._stop import Stop, StopReason
+from stopkit._wrap._observe import CURRENT, CallObserver
 
 __all__ = [
     "FINISH_REASON_ERRORS",
@@ -67,13 +68,18 @@ def finish_reason_stops(exc: BaseException, adapter: str) -> tuple[Stop, ...] | 
 class Settings:
     """One wrapped client's `on_stop` and `raise_on`, shared by all its watched forms."""
 
-    __slots__ = ("on_stop", "raise_on")
+    __slots__ = ("client", "on_stop", "raise_on")
 
     def __init__(
-        self, on_stop: Callable[[Stop], object] | None, raise_on: frozenset[StopReason]
+        self,
+        on_stop: Callable[[Stop], object] | None,
+        raise_on: frozenset[StopReason],
+        client: Any = None,
     ) -> None:
         self.on_stop = on_stop
         self.raise_on = raise_on
+        self.client = client
+        """The client given to `wrap` (telemetry reads its own settings)."""
 
     def report(
         self,
@@ -82,11 +88,18 @@ class Settings:
         *,
         may_raise: bool = True,
         cause: BaseException | None = None,
+        streamed: bool = False,
+        call: CallObserver | None = None,
     ) -> None:
         """Hand each `Stop` to `on_stop`, then raise the first one's error that `raise_on` names.
 
         `cause` is the SDK error the `Stop`s were read from: the stopkit error is raised from it.
+        The call's telemetry observer (`call`, else the current one) hears of the `Stop`s first.
         """
+        if call is None:
+            call = CURRENT.get()
+        if call is not None:
+            call.replied(stops, streamed)
         if self.on_stop is not None:
             for stop in stops:
                 try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, finish_reason_stops, stops_of
 from stopkit._wrap._streams import Watch, stream_proxy
@@ -18,38 +19,66 @@ from stopkit._wrap._streams import Watch, stream_proxy
 __all__ = ["ResponseManagerProxy", "ResponseProxy", "watch_result"]
 
 
-def watch_result(result: Any, adapter: str, settings: Settings, *, streaming: bool) -> Any:
-    """Return what a watched call returns: a reply (reported), or an SDK stream, watched."""
+def watch_result(
+    result: Any,
+    adapter: str,
+    settings: Settings,
+    *,
+    streaming: bool,
+    call: CallObserver | None = None,
+) -> Any:
+    """Return what a watched call returns: a reply (reported), or an SDK stream, watched.
+
+    `call`: the call's telemetry observer, when the result comes after the call returned.
+    """
     if streaming:
-        return stream_proxy(result, Watch(adapter, settings))
-    settings.report(stops_of(result, adapter), result)
+        return stream_proxy(result, Watch(adapter, settings, call=call))
+    settings.report(stops_of(result, adapter), result, call=call)
     return result
 
 
-def report_failure(exc: BaseException, adapter: str, settings: Settings) -> None:
+def report_failure(
+    exc: BaseException, adapter: str, settings: Settings, call: CallObserver | None = None
+) -> None:
     """Report the completion an openai finish-reason error carries; the caller re-raises `exc`.
 
     With its reason in `raise_on`, the stopkit error is raised instead, from `exc`.
     """
     stops = finish_reason_stops(exc, adapter)
     if stops is not None:
-        settings.report(stops, getattr(exc, "completion", None), cause=exc)
+        settings.report(stops, getattr(exc, "completion", None), cause=exc, call=call)
+    elif call is not None:  # parse() failed after the call returned: the call failed
+        call.failed(exc)
 
 
 class ResponseProxy(Passthrough):
     """An SDK raw response whose `parse()` is watched; every other attribute as is."""
 
-    def __init__(self, response: Any, adapter: str, settings: Settings, streaming: bool) -> None:
+    def __init__(
+        self,
+        response: Any,
+        adapter: str,
+        settings: Settings,
+        streaming: bool,
+        call: CallObserver | None = None,
+    ) -> None:
         super().__init__(response)
         self._adapter = adapter
         self._settings = settings
         self._streaming = streaming
         self._parsed: list[Any] = []  # the watched result, once parsed
+        self._call = call or CURRENT.get()  # the telemetry observer of the call made
 
     def _watched(self, result: Any) -> Any:
         if not self._parsed:
             self._parsed.append(
-                watch_result(result, self._adapter, self._settings, streaming=self._streaming)
+                watch_result(
+                    result,
+                    self._adapter,
+                    self._settings,
+                    streaming=self._streaming,
+                    call=self._call,
+                )
             )
         return self._parsed[0]
 
@@ -60,7 +89,7 @@ class ResponseProxy(Passthrough):
         try:
             result = self.__wrapped__.parse()
         except Exception as exc:
-            report_failure(exc, self._adapter, self._settings)
+            report_failure(exc, self._adapter, self._settings, self._call)
             raise
         if inspect.isawaitable(result):  # an async response: parse() is a coroutine
             return self._aparse(result)
@@ -70,7 +99,7 @@ class ResponseProxy(Passthrough):
         try:
             result = await pending
         except Exception as exc:
-            report_failure(exc, self._adapter, self._settings)
+            report_failure(exc, self._adapter, self._settings, self._call)
             raise
         return self._watched(result)
 
@@ -83,9 +112,12 @@ class ResponseManagerProxy(Passthrough):
         self._adapter = adapter
         self._settings = settings
         self._streaming = streaming
+        self._call = CURRENT.get()  # the telemetry observer of the call made
 
     def _response(self, response: Any) -> ResponseProxy:
-        return ResponseProxy(response, self._adapter, self._settings, self._streaming)
+        return ResponseProxy(
+            response, self._adapter, self._settings, self._streaming, self._call
+        )
 
     def __enter__(self) -> ResponseProxy:
         return self._response(self.__wrapped__.__enter__())

@@ -17,6 +17,7 @@ from typing import Any
 
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop
+from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, finish_reason_stops
 
@@ -71,9 +72,15 @@ def chat_helper_chunk(event: Any) -> Any:
 class Watch:
     """One stream's accumulator and the `Stop`s it reported (None until it did)."""
 
-    __slots__ = ("accumulator", "adapter", "extract", "reply", "settings", "stops")
+    __slots__ = ("accumulator", "adapter", "call", "extract", "reply", "settings", "stops")
 
-    def __init__(self, adapter: str, settings: Settings, extract: Extract | None = None) -> None:
+    def __init__(
+        self,
+        adapter: str,
+        settings: Settings,
+        extract: Extract | None = None,
+        call: CallObserver | None = None,
+    ) -> None:
         self.adapter = adapter
         self.accumulator = get_adapter(adapter).stream()
         self.settings = settings
@@ -81,6 +88,8 @@ class Watch:
         self.stops: tuple[Stop, ...] | None = None
         self.reply: Any = None
         """What the caller holds (the stream proxy): attached to an error `on_stop` raises."""
+        self.call = call or CURRENT.get()
+        """The telemetry observer of the call that opened the stream: told when it ends."""
 
     def feed(self, event: Any) -> None:
         """Give one event to the accumulator (unless it is a derived, non-wire event)."""
@@ -95,7 +104,9 @@ class Watch:
             results = getattr(self.accumulator, "results", None)
             stops = tuple(results()) if results is not None else (self.accumulator.result(),)
             self.stops = stops
-            self.settings.report(stops, self.reply, may_raise=may_raise)
+            self.settings.report(
+                stops, self.reply, may_raise=may_raise, streamed=True, call=self.call
+            )
 
     def ended(self, error: BaseException) -> None:
         """Report the `Stop`s when reading the stream raised `error`.
@@ -109,7 +120,7 @@ class Watch:
         stops = finish_reason_stops(error, self.adapter)
         if stops is not None:
             self.stops = stops
-            self.settings.report(stops, self.reply, cause=error)
+            self.settings.report(stops, self.reply, cause=error, streamed=True, call=self.call)
             return
         self.finish(may_raise=isinstance(error, StopIteration | StopAsyncIteration))
 

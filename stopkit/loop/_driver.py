@@ -138,8 +138,7 @@ class Loop:
             outcome: Outcome = done.value
             return outcome
         except BaseException as exc:
-            if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: report first
-                _cut_short(run)
+            _raised_in(run, exc)
             raise
         finally:
             steps.close()
@@ -176,8 +175,7 @@ class Loop:
             outcome: Outcome = done.value
             return outcome
         except BaseException as exc:
-            if not isinstance(exc, Exception):  # cancelled, KeyboardInterrupt, SystemExit
-                _cut_short(run)
+            _raised_in(run, exc)
             raise
         finally:
             steps.close()
@@ -235,8 +233,17 @@ def _raised(error: BaseException) -> CallOutcome:
     return False, error
 
 
-def _cut_short(run: Run) -> None:
-    """Report a run cut short by a cancellation or an interrupt (its `LoopEnded` event)."""
+def _raised_in(run: Run, error: BaseException) -> None:
+    """Report a run that raised `error`: cut short, or failed (to its observer).
+
+    A cancellation, `KeyboardInterrupt` or `SystemExit` cuts the run short (its `LoopEnded`
+    event); any other exception (a `ModelCallError` after the run ended, a handler that
+    raised) is reported to the run's observer, when telemetry is on.
+    """
+    if isinstance(error, Exception):
+        if run.obs is not None and not run.ended:
+            run.obs.failed(error)
+        return
     try:
         run.cut_short()
     except Exception:  # an on_event that raises must not replace the cancellation

@@ -109,6 +109,8 @@ def _turns(run: Run) -> Generator[Request, Any, Outcome]:
                 transcript.extend(action.messages)
             if reason is StopReason.PAUSED:
                 run.pauses += 1
+                if run.obs is not None:
+                    run.obs.resumed(stop, run.pauses)
             run.tried.clear()
             run.next_overrides = {**run.base, **action.overrides} if action.overrides else run.base
         elif kind is Retry:
@@ -122,6 +124,7 @@ def _turns(run: Run) -> Generator[Request, Any, Outcome]:
                 )
                 return (yield from run.end(_TERMINATION_FOR[reason]))
             run.tried.append(overrides)
+            run.discard(stop, (overrides, retried))
             run.base = {**run.base, **action.overrides}
             run.next_overrides = retried
         elif kind is Finish:

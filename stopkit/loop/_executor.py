@@ -4,7 +4,9 @@ A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it on
 `ctx.run_tools()` / `ctx.arun_tools()`. Every tool call, in `run_loop` and `arun_loop` alike,
 passes through `_before` (may answer it without running it) and `_after` (records its result),
 with its turn and its slot (its place in the reply): the one place where a step boundary
-(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs.
+(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs: the run's observer
+(`_observe.py`), while telemetry is on, is told there (of calls that run or are answered, not
+of calls a durable run replays from its journal).
 
 In a durable run (`recorder`), `_before` answers a call recorded in the journal with its
 recorded result, and records that a non-idempotent call is starting; `_after` records the
@@ -21,13 +23,47 @@ from typing import Any
 from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.loop._observe import RunObserver
 from stopkit.loop._runner import CANCEL_GRACE, CANCELLED, INTERRUPTS, ToolRunner, error_result
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
 from stopkit.loop.journal._names import CURRENT_STEP, tool_step
 from stopkit.loop.journal._recorder import Recorder
 
-__all__ = ["ToolExecutor"]
+__all__ = ["ToolExecutor", "error_kind"]
+
+
+# What each kind of error result the loop writes begins with, and its `error_kind`.
+_KINDS = (
+    ("not run: ", "not_run"),
+    ("unknown tool ", "unknown_tool"),
+    ("timed out after ", "timeout"),
+    (CANCELLED, "cancelled"),
+    ("the tool returned a ", "unencodable_result"),
+)
+
+
+def error_kind(result: ToolResult) -> str | None:
+    """Return a short, stable name for why a tool call failed; None when it did not fail.
+
+    The exception's class name when the tool raised (`LookupError`); `not_run` when the loop
+    answered the call without running it (cut off, bad arguments, past the deadline, a
+    repeated id, not a tool request), `unknown_tool`, `timeout`, `cancelled`,
+    `unencodable_result`; `_OTHER` for an error result made elsewhere (a handler's own).
+
+    Example:
+        >>> error_kind(error_result(ToolCall(id="1", name="f"), "timed out after 2 s"))
+        'timeout'
+    """
+    if not result.is_error:
+        return None
+    content = result.content
+    for start, kind in _KINDS:
+        if content.startswith(start):
+            return kind
+    name = content.partition(": ")[0]  # `describe`: "Type: message", or "Type"
+    return name if name.isidentifier() else "_OTHER"
+
 
 
 def _repeated(calls: Sequence[ToolCall]) -> frozenset[int]:
@@ -64,8 +100,10 @@ class ToolExecutor:
         emit: Callable[[LoopEvent], Any] | None,
         recorder: Recorder | None = None,
         run_id: str | None = None,
+        obs: RunObserver | None = None,
     ) -> None:
         self.runner = runner
+        self.obs = obs
         self.tool_timeout = tool_timeout
         self.deadline_at = deadline_at
         self.emit = emit
@@ -154,6 +192,8 @@ class ToolExecutor:
             recorded = recorder.tool(self.turn, slot, call)
             if recorded is not None:
                 return recorded
+        if self.obs is not None:
+            self.obs.tool_call(self.turn, slot, call)
         stop = self.stop
         if stop is not None and stop.reason is not StopReason.TOOL_REQUEST:
             return error_result(call, f"not run: the reply stopped as {stop.reason.value}")
@@ -173,6 +213,8 @@ class ToolExecutor:
         """Record the result of the call in `slot` of this turn (`done=False`: it was cut)."""
         if done and self.recorder is not None:
             self.recorder.record_tool(self.turn, slot, call, result, seconds)
+        if self.obs is not None:
+            self.obs.tool_result(self.turn, slot, result)
         if self.emit is not None:
             self.emit(ToolReturned(self.turn, call, result, seconds))
         return ToolRun(call, result, self.turn, seconds)

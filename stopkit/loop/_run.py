@@ -3,7 +3,8 @@
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
 `Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
-tool call goes through the run's `ToolExecutor` likewise.
+tool call goes through the run's `ToolExecutor` likewise. While telemetry is on, the run's
+observer (`_observe.py`) is told of each of those steps, of the decisions and of the ending.
 
 A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
 recorded (no call is made) and records the reply of a live one, before it is used.
@@ -20,13 +21,15 @@ from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason
+from stopkit._stop import Stop, StopReason, Usage, add_usage
+from stopkit.loop import _observe
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, describe
 from stopkit.loop._settings import LoopSettings
+from stopkit.loop._start import starting_messages
 from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
@@ -40,12 +43,12 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, plain_user_message, user_message
+from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, user_message
 from stopkit.loop.journal._codec import reply_json
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
 
-__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation", "starting_messages"]
+__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -85,24 +88,6 @@ def log_escalation(escalation: Escalation) -> None:
     )
 
 
-def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
-    """Return the transcript a run starts from: a copy of `messages`, or a `str` as one message.
-
-    The `str` is a user message in `adapter`'s shape, or the plain one while no adapter is
-    known. Anything but a sequence of messages is a `TypeError` naming what was given.
-    """
-    if isinstance(messages, str):
-        return [
-            plain_user_message(messages) if adapter is None else user_message(adapter, messages)
-        ]
-    if not isinstance(messages, Sequence) or isinstance(messages, bytes | bytearray):
-        raise TypeError(
-            f"messages must be a list of messages or a str, not {type(messages).__name__}"
-            + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
-        )
-    return list(messages)
-
-
 class Run:
     """The state of one run; `drive` steps it. Holds no reference to the shells."""
 
@@ -138,17 +123,15 @@ class Run:
         )
         journal = settings.journal
         self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
-        self.tools = ToolExecutor(
-            runner,
-            settings.tool_timeout,
-            self.deadline_at,
-            self.emit,
-            self.recorder,
-            settings.run_id,
-        )
+        make = _observe.factory  # the run's one check of whether telemetry is on
+        self.obs = obs = None if make is None else make(settings)
+        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit,
+                                  self.recorder, settings.run_id, obs)  # fmt: skip
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
+        self.usage: Usage | None = None  # every reply's tokens added up
+        self.wasted: Usage | None = None  # those of the replies thrown away
 
     @property
     def runs(self) -> list[ToolRun]:
@@ -191,6 +174,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
+        self.usage = add_usage(self.usage, stop.usage)
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -216,6 +200,8 @@ class Run:
         finally:
             CURRENT_STEP.set(outer)
         stop = self.normalize(reply)
+        if self.obs is not None:
+            self.obs.model_replied(stop, type(reply) is Streamed)
         if recorder is not None:
             try:
                 recorder.record_model(self.turn, reply_json(reply))
@@ -232,8 +218,11 @@ class Run:
         """Make the model call until a try returns (the retries); return what it returned."""
         attempt = 0
         keep = self.recorder is not None
+        obs = self.obs
         while True:
             attempt += 1
+            if obs is not None:
+                obs.model_call(self.turn, attempt, messages, overrides, self.adapter)
             try:
                 return (
                     yield CallModel(
@@ -241,6 +230,8 @@ class Run:
                     )
                 )
             except Exception as exc:  # thrown in by the shell: what call_model raised
+                if obs is not None:
+                    obs.model_failed(exc)
                 delay, why = retry_delay(self.settings.retry, exc, attempt, self.deadline_at)
                 if self.emit is not None:
                     self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
@@ -322,6 +313,12 @@ class Run:
             raw=reply,
         )
 
+    def discard(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None = None) -> None:
+        """Count a reply thrown away: retried (`retry`: the old and new overrides), or unusable."""
+        self.wasted = add_usage(self.wasted, stop.usage)
+        if self.obs is not None:
+            self.obs.discarded(stop, retry)
+
     # --- ending -----------------------------------------------------------------------------
 
     def escalate(self, stop: Stop, reason: str | None) -> Escalation:
@@ -330,6 +327,8 @@ class Run:
         escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
         self.escalation = escalation
         self.on_escalate(escalation)
+        if self.obs is not None:
+            self.obs.escalated(escalation)
         if self.emit is not None:
             self.emit(Escalated(self.turn, escalation))
         return escalation
@@ -348,10 +347,14 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
+            self.usage,
+            self.wasted,
         )
         if self.recorder is not None:
             why = self.escalation.reason if self.escalation is not None else text
             self.recorder.finish(termination.value, why, replayed_all=termination not in _PARTIAL)
+        if self.obs is not None:
+            self.obs.ended(outcome)
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
@@ -386,6 +389,7 @@ class Run:
         overrides = {**self.base, "tool_choice": "none"}
         stop = yield from self.model_turn(overrides, messages)
         if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
+            self.discard(stop)
             return ""
         messages.extend(as_list(self.adapter.assistant_message(stop)))
         self.transcript[:] = messages

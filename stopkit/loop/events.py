@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit._stop import Stop, ToolCall, ToolResult, Usage
 
 __all__ = [
     "Escalated",
@@ -126,6 +126,14 @@ class Outcome:
     escalation: Escalation | None = None
     tool_runs: tuple[ToolRun, ...] = ()
     """Every tool call handled, in order, with its result."""
+    usage: Usage | None = None
+    """The tokens of every reply of the run added up (`Usage + Usage`), discarded ones too:
+    what the run cost. Counted as the adapter's wire format counts (see `Usage`); None when
+    no reply said any count."""
+    wasted_usage: Usage | None = None
+    """The part of `usage` spent on replies the loop threw away: a reply a handler retried
+    (`Retry`, e.g. a truncated one retried with a higher `max_tokens`) and a summing-up call's
+    reply that could not be used. None when no discarded reply said any count."""
 
     @property
     def ok(self) -> bool:

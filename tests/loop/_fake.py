@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stopkit import Stop, StopReason, ToolCall, ToolResult
+from stopkit import Stop, StopReason, ToolCall, ToolResult, Usage
 
 USER = {"role": "user", "content": "go"}
 
@@ -48,6 +48,7 @@ class FakeAdapter:
             refusal=None,
             stop_sequence=None,
             notes=(),
+            usage=Usage(**reply["usage"]) if reply.get("usage") else None,
             details={},
             raw=reply,
         )

@@ -197,6 +197,7 @@ class OpenAIResponses:
             "parallel_tool_calls": True,
             "tool_choice": "auto",
             "tools": [],
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
         }
 
     @staticmethod

@@ -1,0 +1,211 @@
+"""One model call: its span (`chat {model}`) and its metrics, for the loop and for `wrap` alike.
+
+A loop run opens a `ModelCall` around each try of `call_model` and makes it the current span
+while `call_model` runs; a wrapped client called inside it adds what only the request shows
+(the model, `max_tokens`, the Google backend) to that call instead of opening a second one
+(`claim`). Called anywhere else, a wrapped client opens its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry import context, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+
+from stopkit._stop import Stop
+from stopkit.adapters._wire import either, wire
+from stopkit.otel import _names as n
+from stopkit.otel._content import output_messages, scrub_text
+from stopkit.otel._telemetry import Telemetry
+
+__all__ = ["ModelCall", "claim", "error_type"]
+
+_CALL = context.create_key("stopkit.model_call")
+
+
+def error_type(error: BaseException) -> str:
+    """Return the `error.type` of an exception: its class's qualified name (`RateLimitError`)."""
+    return type(error).__qualname__
+
+
+def claim() -> ModelCall | None:
+    """Return the loop's model call running in this context, once (a second caller gets None)."""
+    call: ModelCall | None = context.get_value(_CALL)  # type: ignore[assignment]
+    if call is None or call.claimed:
+        return None
+    call.claimed = True
+    return call
+
+
+def _response_facts(raw: Any) -> dict[str, str]:
+    """Return `gen_ai.response.id` and `.model` as the reply says them (Gemini's own names too)."""
+    fields = wire(raw)
+    out: dict[str, str] = {}
+    response_id = fields.get("id")
+    if type(response_id) is not str:
+        response_id = either(fields, "responseId", "response_id")
+    if type(response_id) is str:
+        out[n.RESPONSE_ID] = response_id
+    model = fields.get("model")
+    if type(model) is not str:
+        model = either(fields, "modelVersion", "model_version")
+    if type(model) is str:
+        out[n.RESPONSE_MODEL] = model
+    return out
+
+
+class ModelCall:
+    """The span and metrics of one model call, from its start to its reply or its failure."""
+
+    __slots__ = ("adapter", "claimed", "metric", "model", "provider", "span", "start", "t", "token")
+
+    def __init__(
+        self,
+        telemetry: Telemetry,
+        parent: context.Context | None,
+        adapter: str | None,
+        model: Any = None,
+        max_tokens: Any = None,
+        extra: Mapping[str, Any] | None = None,
+        *,
+        provider: str | None = None,
+        start_ns: int | None = None,
+    ) -> None:
+        self.t = telemetry
+        self.adapter = adapter
+        self.model = model if type(model) is str else None
+        if provider is None and adapter is not None:
+            provider = n.provider_name(adapter)
+        self.provider = provider
+        self.claimed = False
+        metric = {n.OPERATION: n.operation_name(adapter)}
+        if self.provider is not None:
+            metric[n.PROVIDER] = self.provider
+        if self.model is not None:
+            metric[n.REQUEST_MODEL] = self.model
+        self.metric = metric
+        attributes: dict[str, Any] = dict(metric)
+        if type(max_tokens) is int:
+            attributes[n.REQUEST_MAX_TOKENS] = max_tokens
+        if extra:
+            attributes.update(extra)
+        self.span = telemetry.tracer.start_span(
+            self._name(), parent, SpanKind.CLIENT, attributes, start_time=start_ns
+        )
+        self.start = time.perf_counter()
+        if start_ns is not None:  # begun earlier (a tool runner's turn): its duration since then
+            self.start -= (time.time_ns() - start_ns) / 1e9
+        # Current until `release()`: the parent of whatever the call does (an HTTP span...).
+        ctx = trace.set_span_in_context(self.span, parent)
+        self.token: object | None = context.attach(context.set_value(_CALL, self, ctx))
+
+    def _name(self) -> str:
+        operation = self.metric[n.OPERATION]
+        return f"{operation} {self.model}" if self.model is not None else operation
+
+    def request(
+        self, model: Any = None, max_tokens: Any = None, provider: str | None = None
+    ) -> None:
+        """Add what a wrapped client's request says: the model, `max_tokens`, the provider."""
+        attributes: dict[str, Any] = {}
+        if type(model) is str and self.model is None:
+            self.model = self.metric[n.REQUEST_MODEL] = attributes[n.REQUEST_MODEL] = model
+            self.span.update_name(self._name())
+        if type(max_tokens) is int:
+            attributes[n.REQUEST_MAX_TOKENS] = max_tokens
+        if provider is not None:
+            self.provider = self.metric[n.PROVIDER] = attributes[n.PROVIDER] = provider
+        if attributes:
+            self.span.set_attributes(attributes)
+
+    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics."""
+        try:
+            self._replied(stops, streamed)
+        finally:
+            self._close()
+
+    def _replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+        stop = stops[0]  # the first choice's reading; every choice has its finish reason
+        metric = self.metric
+        attributes: dict[str, Any] = {}
+        if self.adapter is None and stop.provider != "none":  # detected from this reply
+            self.adapter = stop.provider
+            metric[n.OPERATION] = attributes[n.OPERATION] = n.operation_name(stop.provider)
+            self.span.update_name(self._name())
+        if self.provider is None and self.adapter is not None:
+            self.provider = metric[n.PROVIDER] = attributes[n.PROVIDER] = n.provider_name(
+                self.adapter
+            )
+        reason = stop.reason
+        attributes[n.FINISH_REASONS_KEY] = tuple(n.FINISH_REASONS[s.reason] for s in stops)
+        attributes[n.STOP_REASON] = reason.value
+        attributes[n.STOP_PROVIDER] = stop.provider
+        if stop.raw_reason is not None:
+            attributes[n.STOP_RAW_REASON] = stop.raw_reason
+        if stop.detail is not None:
+            attributes[n.STOP_DETAIL] = stop.detail
+        if streamed:
+            attributes[n.REQUEST_STREAM] = True
+        facts = _response_facts(stop.raw)
+        attributes.update(facts)
+        usage = stop.usage
+        counts = n.usage_attributes(self.adapter or "", usage) if usage is not None else {}
+        attributes.update(counts)
+        if self.t.capture_content:
+            attributes[n.OUTPUT_MESSAGES] = output_messages(stop)
+        self.span.set_attributes(attributes)
+        t = self.t
+        model = facts.get(n.RESPONSE_MODEL)
+        if model is not None:
+            metric = {**metric, n.RESPONSE_MODEL: model}
+        t.duration.record(time.perf_counter() - self.start, metric)
+        tokens_in = counts.get(n.INPUT_TOKENS)
+        if tokens_in is not None:
+            t.token_usage.record(tokens_in, {**metric, n.TOKEN_TYPE: "input"})
+        tokens_out = counts.get(n.OUTPUT_TOKENS)
+        if tokens_out is not None:
+            t.token_usage.record(tokens_out, {**metric, n.TOKEN_TYPE: "output"})
+        provider = self.provider
+        for each in stops:  # one reply per choice read
+            counted = [(n.STOP_PROVIDER, each.provider), (n.STOP_REASON, each.reason.value)]
+            if provider is not None:
+                counted.append((n.PROVIDER, provider))
+            if each.detail is not None:
+                counted.append((n.STOP_DETAIL, each.detail))
+            t.count_stop(tuple(counted))
+
+    def failed(self, error: BaseException) -> None:
+        """End the call with the exception it raised (`error.type`, status error)."""
+        try:
+            kind = error_type(error)
+            self.span.set_attribute(n.ERROR_TYPE, kind)
+            self.span.set_status(Status(StatusCode.ERROR, scrub_text(str(error))))
+            self.t.duration.record(
+                time.perf_counter() - self.start, {**self.metric, n.ERROR_TYPE: kind}
+            )
+        finally:
+            self._close()
+
+    def abandoned(self, why: str) -> None:
+        """End a call whose reply never came (the run was cut short or failed): `error.type`."""
+        try:
+            self.span.set_attribute(n.ERROR_TYPE, why)
+            self.span.set_status(Status(StatusCode.ERROR))
+        finally:
+            self._close()
+
+    def release(self) -> None:
+        """Stop being the current span (where it was made current); it may still be open."""
+        token, self.token = self.token, None
+        if token is not None:
+            context.detach(token)  # type: ignore[arg-type]
+
+    def _close(self) -> None:
+        try:
+            self.span.end()
+        finally:
+            self.release()

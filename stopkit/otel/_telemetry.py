@@ -1,0 +1,116 @@
+"""What `instrument()` sets up: the tracer, the three instruments, the content switch (internal).
+
+Telemetry never breaks what it observes: every hook stopkit's code calls goes through `safe`,
+which logs what raised (once at WARNING, then at DEBUG) and carries on.
+
+`stopkit.stops` is an asynchronous counter (`create_observable_counter`): replies are counted
+in process, under a lock, and the SDK reads the running totals when it collects. A synchronous
+counter's `add` runs the SDK's whole measurement path (attribute checks, hashing, exemplars)
+on every reply, about as much as the two token histograms together; the exported data, a
+monotonic cumulative sum per attribute set, is the same. A meter keeps the first callback of
+an instrument name, so the counts are kept per meter: instrumenting again with the same
+provider goes on counting where it was.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import weakref
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from opentelemetry import metrics, trace
+from opentelemetry.metrics import CallbackOptions, Observation
+
+from stopkit import __version__
+from stopkit.otel import _names as n
+
+__all__ = ["Telemetry", "safe"]
+
+logger = logging.getLogger("stopkit.otel")
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+_warned: list[bool] = []
+
+
+def safe(fn: _Fn) -> _Fn:
+    """Wrap a telemetry hook so that nothing it raises reaches the code it observes."""
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except Exception:  # a span processor, exporter or meter that raised: not the run's fault
+            level = logging.DEBUG if _warned else logging.WARNING
+            _warned.append(True)
+            logger.log(level, "stopkit.otel: recording telemetry failed", exc_info=True)
+            return None
+
+    return guarded  # type: ignore[return-value]
+
+
+class StopCounts:
+    """The running count of replies per `stopkit.stops` attribute set, read by the SDK."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[tuple[str, str], ...], int] = {}
+        self._lock = threading.Lock()
+
+    def add(self, attributes: tuple[tuple[str, str], ...]) -> None:
+        """Count one reply under its attributes (name-value pairs)."""
+        with self._lock:
+            self._counts[attributes] = self._counts.get(attributes, 0) + 1
+
+    def observe(self, options: CallbackOptions) -> Iterable[Observation]:
+        """The callback of the asynchronous counter: every count so far."""
+        with self._lock:
+            counts = list(self._counts.items())
+        return [Observation(count, dict(attributes)) for attributes, count in counts]
+
+
+_COUNTS: weakref.WeakKeyDictionary[Any, StopCounts] = weakref.WeakKeyDictionary()
+
+
+def _stop_counts(meter: metrics.Meter) -> StopCounts:
+    """Return the meter's reply counts, registering `stopkit.stops` on it the first time."""
+    counts = _COUNTS.get(meter)
+    if counts is None:
+        counts = _COUNTS[meter] = StopCounts()
+        meter.create_observable_counter(
+            n.STOPS,
+            callbacks=[counts.observe],
+            unit="{reply}",
+            description="Replies read, by provider and why the model stopped.",
+        )
+    return counts
+
+
+class Telemetry:
+    """The tracer and instruments stopkit records to, and whether message content is captured."""
+
+    def __init__(
+        self,
+        tracer_provider: trace.TracerProvider | None,
+        meter_provider: metrics.MeterProvider | None,
+        capture_content: bool,
+    ) -> None:
+        self.tracer = trace.get_tracer(
+            "stopkit", __version__, tracer_provider, schema_url=n.SCHEMA_URL
+        )
+        meter = metrics.get_meter("stopkit", __version__, meter_provider, schema_url=n.SCHEMA_URL)
+        self.token_usage = meter.create_histogram(
+            n.TOKEN_USAGE,
+            unit="{token}",
+            description="Number of input and output tokens used.",
+            explicit_bucket_boundaries_advisory=list(n.TOKEN_BUCKETS),
+        )
+        self.duration = meter.create_histogram(
+            n.DURATION,
+            unit="s",
+            description="GenAI operation duration.",
+            explicit_bucket_boundaries_advisory=list(n.DURATION_BUCKETS),
+        )
+        self.count_stop = _stop_counts(meter).add
+        self.capture_content = capture_content

@@ -1,0 +1,162 @@
+"""Turning telemetry on and off, without the extra, and with an exporter that raises."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, Span
+from opentelemetry.sdk.trace.export import (
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+    SpanProcessor,
+)
+
+import stopkit
+import stopkit.otel
+from stopkit.testing import ScriptedModel
+from tests.loop._shapes import TOOLS, Anthropic, paris
+from tests.otel._telemetry import Recorded, recording
+
+P = Anthropic()
+
+
+def tool_run() -> stopkit.Outcome:
+    script = [P.tools([paris()]), P.text("18 °C.")]
+    return stopkit.run_loop(ScriptedModel(script), [P.user], tools=TOOLS)
+
+
+def test_nothing_is_emitted_after_uninstrument(otel: Recorded) -> None:
+    """After `uninstrument()` a run records no span and no metric, and loses nothing."""
+    tool_run()
+    spans, points = len(otel.spans), otel.points("stopkit.stops")
+    stopkit.otel.uninstrument()
+    assert not stopkit.otel.is_instrumented()
+    outcome = tool_run()
+    assert outcome.ok
+    assert len(otel.spans) == spans == 4
+    assert otel.points("stopkit.stops") == points
+
+
+class RaisingExporter(SpanExporter):
+    def export(self, spans: Any) -> SpanExportResult:
+        raise RuntimeError("the collector is down")
+
+
+class RaisingProcessor(SpanProcessor):
+    def on_start(self, span: Span, parent_context: Any = None) -> None:
+        raise RuntimeError("a processor bug on start")
+
+    def on_end(self, span: ReadableSpan) -> None:
+        raise RuntimeError("a processor bug on end")
+
+
+@pytest.mark.parametrize(
+    "processor",
+    [SimpleSpanProcessor(RaisingExporter()), RaisingProcessor()],
+    ids=["exporter", "processor"],
+)
+def test_telemetry_that_raises_never_breaks_a_run(
+    processor: SpanProcessor, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An exporter or span processor that raises: the run gets the very outcome it would without."""
+    plain = tool_run()
+    with caplog.at_level(logging.WARNING), recording(processor):
+        traced = tool_run()
+    assert (traced.text, traced.termination, traced.turns) == (plain.text, plain.termination, 2)
+    assert traced.messages == plain.messages
+    assert [r.call.id for r in traced.tool_runs] == ["call_p"]
+
+
+@pytest.mark.parametrize(
+    ("value", "captured"),
+    [("true", True), ("SPAN_ONLY", True), ("span_and_event", True), ("EVENT_ONLY", False),
+     ("NO_CONTENT", False), ("false", False), ("", False)],
+)  # fmt: skip
+def test_the_conventions_content_switch(
+    value: str, captured: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` turns capture on for span content."""
+    monkeypatch.setenv(stopkit.otel.CAPTURE_CONTENT_ENV, value)
+    with recording() as recorded:
+        stopkit.otel.instrument(recorded.tracer_provider)  # capture_content from the variable
+        tool_run()
+    keys = {key for span in recorded.spans for key in (span.attributes or {})}
+    assert ("gen_ai.input.messages" in keys) is captured
+    assert ("gen_ai.tool.call.arguments" in keys) is captured
+
+
+def test_content_is_absent_by_default(otel: Recorded) -> None:
+    """Without the switch no message, argument or result appears on any span or event."""
+    tool_run()
+    keys = {key for span in otel.spans for key in (span.attributes or {})}
+    keys |= {key for span in otel.spans for e in span.events for key in (e.attributes or {})}
+    assert keys.isdisjoint(
+        {"gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions",
+         "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"}
+    )  # fmt: skip
+
+
+# A finder that makes `opentelemetry` impossible to import, as where the extra is not installed.
+_WITHOUT_OTEL = """
+import sys
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry" or name.startswith("opentelemetry."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Missing())
+"""
+
+
+def run_python(code: str) -> Any:
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def test_without_the_extra_stopkit_is_unchanged() -> None:
+    """Without opentelemetry, stopkit and stopkit.otel import, runs work, instrument() says why."""
+    code = _WITHOUT_OTEL + (
+        "import json, stopkit, stopkit.otel\n"
+        "reply = {'type': 'message', 'role': 'assistant', 'stop_reason': 'end_turn',\n"
+        "         'content': [{'type': 'text', 'text': 'Hi'}]}\n"
+        "outcome = stopkit.run_loop(lambda messages, **o: reply, 'Hello')\n"
+        "stopkit.otel.uninstrument()\n"
+        "try:\n"
+        "    stopkit.otel.instrument()\n"
+        "    error = None\n"
+        "except ImportError as exc:\n"
+        "    error = str(exc)\n"
+        "print(json.dumps([outcome.text, error, stopkit.otel.is_instrumented()]))\n"
+    )
+    text, error, instrumented = run_python(code)
+    assert text == "Hi"
+    assert error == "stopkit.otel needs the OpenTelemetry API: pip install 'stopkit[otel]'"
+    assert instrumented is False
+
+
+def test_import_stopkit_loads_no_opentelemetry() -> None:
+    """Even where it is installed, `import stopkit` (and a loop run) never loads opentelemetry."""
+    code = (
+        "import json, sys, stopkit\n"
+        "reply = {'type': 'message', 'role': 'assistant', 'stop_reason': 'end_turn',\n"
+        "         'content': [{'type': 'text', 'text': 'Hi'}]}\n"
+        "stopkit.run_loop(lambda messages, **o: reply, 'Hello')\n"
+        "import stopkit.otel\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('opentelemetry'))))\n"
+    )
+    assert run_python(code) == []
+
+
+def test_instrumenting_again_goes_on_counting(otel: Recorded) -> None:
+    """`instrument()` again with the same meter provider: the stops counter keeps counting."""
+    tool_run()
+    stopkit.otel.instrument(otel.tracer_provider, otel.meter_provider)
+    tool_run()
+    counts = {a["stopkit.stop.reason"]: v for a, v in otel.points("stopkit.stops")}
+    assert counts == {"tool_request": 2, "completed": 2}

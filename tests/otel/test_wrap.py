@@ -1,0 +1,172 @@
+"""`stopkit.wrap`-ped real SDK clients over replayed recordings: one model-call span per call."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+import stopkit
+import stopkit.otel
+from stopkit.record._payloads import Payload, load_payload
+from tests import _wrap_clients as sdk
+from tests.otel._telemetry import Recorded
+
+# The conventions' finish reason of each stopkit reason, written out (not read from the code).
+FINISH = {
+    "tool_request": "tool_call", "completed": "stop", "stop_sequence": "stop",
+    "output_limit": "length", "filtered": "content_filter", "unknown": "error",
+    "paused": "paused",
+}  # fmt: skip
+PROVIDER = {
+    "anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai",
+    "gemini": "gcp.gemini",  # the client talks to the Gemini API, not Vertex AI
+}  # fmt: skip
+MODEL = {
+    "anthropic": "claude-test-model", "openai_chat": "gpt-4o", "openai_responses": "gpt-4o",
+    "gemini": "gemini-2.5-flash",
+}  # fmt: skip
+RECORDED = sorted(p for f in sdk.FOLDERS for p in (sdk.RECORDINGS / f).glob("*.json"))
+
+
+def wrapped(folder: str, source: Any, *, is_async: bool = False) -> tuple[Any, list[Any]]:
+    seen: list[stopkit.Stop] = []
+    transport = stopkit.ReplayTransport(source)
+    client = sdk.client(folder, transport, is_async=is_async)
+    return stopkit.wrap(client, on_stop=seen.append), seen
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_one_span_per_call_with_the_finish_reason(
+    path: Path, is_async: bool, otel: Recorded
+) -> None:
+    """Each recorded reply or stream: one CLIENT span, the finish reason and the raw value."""
+    folder, payload = path.parent.name, load_payload(path)
+    client, seen = wrapped(folder, [path], is_async=is_async)
+    if is_async:
+        asyncio.run(sdk.acall(folder, client, payload.is_stream))
+    else:
+        sdk.call(folder, client, payload.is_stream)
+    [span] = otel.spans
+    stop = seen[0]
+    attributes = dict(span.attributes or {})
+    assert span.kind.name == "CLIENT"
+    assert span.parent is None
+    operation = "generate_content" if folder == "gemini" else "chat"
+    assert span.name == f"{operation} {MODEL[folder]}"
+    assert attributes["gen_ai.provider.name"] == PROVIDER[folder]
+    assert attributes["gen_ai.request.model"] == MODEL[folder]
+    assert attributes["gen_ai.response.finish_reasons"] == (FINISH[stop.reason.value],)
+    assert attributes.get("stopkit.stop.raw_reason") == stop.raw_reason
+    assert attributes["stopkit.stop.reason"] == stop.reason.value
+    assert attributes.get("stopkit.stop.detail") == stop.detail
+    assert attributes.get("gen_ai.request.stream") == (True if payload.is_stream else None)
+    if folder == "anthropic":
+        assert attributes["gen_ai.request.max_tokens"] == 256
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_a_stream_span_ends_when_the_stream_ends(is_async: bool, otel: Recorded) -> None:
+    """The span of a streamed call is open while the stream is read, and ends at its end."""
+    path = sdk.RECORDINGS / "anthropic" / "tool_use.stream.json"
+    client, _ = wrapped("anthropic", [path], is_async=is_async)
+
+    async def aread() -> None:
+        stream = await sdk.arequest("anthropic", client, True)
+        assert otel.spans == ()
+        async for _ in stream:
+            pass
+
+    if is_async:
+        asyncio.run(aread())
+    else:
+        stream = sdk.request("anthropic", client, True)
+        assert otel.spans == ()
+        for _ in stream:
+            pass
+    [span] = otel.spans
+    assert span.attributes["gen_ai.response.finish_reasons"] == ("tool_call",)  # type: ignore[index]
+
+
+@pytest.mark.parametrize("folder", sdk.FOLDERS)
+def test_a_stream_cut_short_is_an_error(folder: str, otel: Recorded) -> None:
+    """A stream closed before its end: finish reason `error`, detail `stream_incomplete`."""
+    path = sdk.RECORDINGS / folder / ("stop.stream.json" if folder != "anthropic" else
+                                      "end_turn.stream.json")  # fmt: skip
+    if folder == "openai_responses":
+        path = path.with_name("completed.stream.json")
+    client, seen = wrapped(folder, [path])
+    stream = sdk.request(folder, client, True)
+    next(iter(stream))
+    stream.close()
+    [span] = otel.spans
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.response.finish_reasons"] == ("error",)
+    assert attributes["stopkit.stop.detail"] == "stream_incomplete"
+    assert seen[0].detail == "stream_incomplete"
+
+
+def test_every_choice_has_its_finish_reason(otel: Recorded) -> None:
+    """With `n=2`, the span's finish reasons are both choices', and each is counted."""
+    reply = copy.deepcopy(load_payload(sdk.RECORDINGS / "openai_chat" / "stop.json").reply)
+    second = {**copy.deepcopy(reply["choices"][0]), "index": 1, "finish_reason": "length"}
+    reply["choices"].append(second)
+    client, _ = wrapped("openai_chat", [Payload(None, reply=reply)])
+    sdk.call("openai_chat", client, False)
+    [span] = otel.spans
+    assert span.attributes["gen_ai.response.finish_reasons"] == ("stop", "length")  # type: ignore[index]
+    reasons = sorted(a["stopkit.stop.reason"] for a, _ in otel.points("stopkit.stops"))
+    assert reasons == ["completed", "output_limit"]
+
+
+def test_a_failed_call_is_an_error_span(otel: Recorded) -> None:
+    """An SDK call that raises (HTTP 500): the span has the exception's type, in error."""
+
+    def fail(request: httpx.Request) -> httpx.Response:
+        error = {"code": 500, "message": "internal", "status": "INTERNAL"}
+        return httpx.Response(500, json={"error": error})
+
+    client = stopkit.wrap(sdk.client("gemini", httpx.MockTransport(fail)))
+    with pytest.raises(Exception, match="500"):
+        sdk.call("gemini", client, False)
+    [span] = otel.spans
+    assert span.status.status_code.name == "ERROR"
+    assert span.attributes["error.type"] == "ServerError"  # type: ignore[index]
+    assert "gen_ai.response.finish_reasons" not in (span.attributes or {})
+
+
+def test_a_wrapped_client_inside_a_loop_adds_to_its_span(otel: Recorded) -> None:
+    """A wrapped client called by the loop: one model-call span per call, the request's facts."""
+    paths = [sdk.RECORDINGS / "gemini" / name for name in ("function_call.json", "stop.json")]
+    client, _ = wrapped("gemini", paths)
+
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        config = {"max_output_tokens": overrides.get("max_tokens", 300)}
+        return client.models.generate_content(
+            model="gemini-2.5-flash", contents=messages, config=config
+        )
+
+    tools = {"get_weather": lambda **_: "18 °C"}
+    outcome = stopkit.run_loop(call_model, "Weather?", tools=tools, adapter="gemini")
+    assert outcome.turns == 2
+    [root] = otel.trees()
+    calls = [c for c in root.children if c.kind == "CLIENT"]
+    assert [c.name for c in calls] == ["generate_content gemini-2.5-flash"] * 2
+    assert [c.attributes["gen_ai.provider.name"] for c in calls] == ["gcp.gemini"] * 2
+    assert [c.attributes["gen_ai.request.max_tokens"] for c in calls] == [300, 300]
+    assert [c.attributes["stopkit.turn"] for c in calls] == [1, 2]
+    assert all(not c.children for c in calls)  # no second span for the wrapped call
+
+
+def test_nothing_after_uninstrument(otel: Recorded) -> None:
+    """After `uninstrument()` a wrapped client's calls record nothing."""
+    stopkit.otel.uninstrument()
+    client, seen = wrapped("openai_chat", [sdk.RECORDINGS / "openai_chat" / "stop.json"])
+    sdk.call("openai_chat", client, False)
+    assert len(seen) == 1
+    assert otel.spans == ()
