@@ -83,7 +83,9 @@ STOPS = "stopkit.stops"
 # vLLM...) are `openai`. A reply says nothing of which Google endpoint sent it: `gcp.gen_ai`
 # ("may be used when specific backend is unknown"); a wrapped google-genai client knows, and
 # says `gcp.gemini` or `gcp.vertex_ai`. Ollama has no listed value: its own name (custom values
-# are allowed). Any other adapter's name is used as it is.
+# are allowed). An OpenAI Agents run speaks the Responses API: `openai`. pydantic-ai wraps any
+# provider (`Stop.details["integration"]` names it): its own name. Any other adapter's name is
+# used as it is.
 PROVIDER_NAMES: dict[str, str] = {
     "anthropic": "anthropic",
     "openai.chat": "openai",
@@ -93,6 +95,8 @@ PROVIDER_NAMES: dict[str, str] = {
     "bedrock.invoke": "aws.bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
+    "pydantic_ai": "pydantic_ai",
+    "openai.agents": "openai",
 }
 
 # `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,
