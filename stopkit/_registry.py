@@ -20,6 +20,9 @@ __all__ = ["get_adapter", "register_adapter", "registered_adapters", "unregister
 # (`choices`) before the shapes that also carry a top-level `message` (Ollama, Cohere).
 _BUILTIN: dict[str, str] = {
     "anthropic": "stopkit.adapters.anthropic:AnthropicAdapter",
+    # LiteLLM's replies are Chat-shaped objects: read by their class before Chat would claim
+    # them. Never asked about a JSON body (empty detect_keys).
+    "litellm": "stopkit.adapters.litellm:LiteLLMAdapter",
     "openai.chat": "stopkit.adapters.openai_chat:OpenAIChatAdapter",
     "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "gemini": "stopkit.adapters.gemini:GeminiAdapter",
@@ -29,8 +32,10 @@ _BUILTIN: dict[str, str] = {
     "bedrock.invoke": "stopkit.adapters.bedrock_invoke:BedrockInvokeAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
-    # Framework objects, detected by their class's module (never a JSON body: no wire adapter
-    # above claims them, and they claim nothing of the wire adapters').
+    # Framework objects, recognized by their class: no JSON body is ever theirs (empty
+    # detect_keys), and no adapter above claims a LangChain object.
+    "langchain": "stopkit.adapters.langchain:LangChainAdapter",
+    # pydantic-ai's and the OpenAI Agents SDK's objects, recognized by their class the same way.
     "pydantic_ai": "stopkit.adapters.pydantic_ai:PydanticAIAdapter",
     "openai.agents": "stopkit.adapters.openai_agents:OpenAIAgentsAdapter",
 }
@@ -70,8 +75,8 @@ def registered_adapters() -> tuple[Adapter, ...]:
     """Return every adapter in detection order: user-registered first, then the built-ins.
 
     Example:
-        >>> [a.name for a in stopkit.registered_adapters()][:2]
-        ['anthropic', 'openai.chat']
+        >>> [a.name for a in stopkit.registered_adapters()][:3]
+        ['anthropic', 'litellm', 'openai.chat']
     """
     order = _order
     if order is not None:

@@ -225,27 +225,36 @@ BUILTINS: tuple[Builtin, ...] = (
 )
 
 
-# --- framework objects ------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Framework:
-    """A built-in adapter of a framework's own objects, which the payload-based suites skip.
+    """A built-in adapter of a framework's objects, which the payload-based suites cannot run.
 
-    Its replies are the framework's Python objects, built in its test module with the library's
-    own constructors (or its own test doubles): never JSON bodies, so payload files, the corpus,
-    and the property and stream-prefix suites (which generate JSON) cannot hold them. The
-    payload suites still check that it claims none of their replies or events.
+    Payload files hold JSON bodies, and auto-detection never gives a JSON body to a framework
+    adapter (its objects are recognized by their class): its cases live in its own test module,
+    built with the framework's constructors.
     """
 
     name: str
     module: str
-    """Its module under `stopkit.adapters`; its cases are in `tests/test_<module>.py`."""
+    """Its module under `stopkit.adapters` (and its test module, `tests/test_<module>.py`)."""
     why: str
-    """Why a payload file cannot hold its replies."""
+    """Why the payload-based suites skip it."""
 
 
 FRAMEWORKS: tuple[Framework, ...] = (
+    Framework(
+        "langchain",
+        "langchain",
+        "LangChain messages are langchain-core objects, never a JSON body (their serialized "
+        "form, `dumpd`, is not what a chat model returns); tests/test_langchain.py builds them",
+    ),
+    Framework(
+        "litellm",
+        "litellm",
+        "a LiteLLM reply is a litellm object whose JSON is a plain Chat body (read by "
+        "openai.chat): the provider it came from lives in `_hidden_params`, outside the JSON; "
+        "tests/test_litellm.py builds them",
+    ),
     Framework(
         "pydantic_ai",
         "pydantic_ai",

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stopkit._stop import Stop
-from stopkit.adapters._engine import decide, stricter
+from stopkit.adapters._engine import Rules, decide, stricter
 from stopkit.adapters._openai_chat_rules import FINISH_REASON, RULES, filter_hits, visible_text
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
@@ -198,7 +198,8 @@ class _Choice:
 class ChatStream:
     """Collects one streamed chat completion into the `Stop`s its whole reply would give.
 
-    Given the adapter's reader (`readings`: one `Reading` per choice of a whole reply). The
+    Given the adapter's reader (`readings`: one `Reading` per choice of a whole reply) and the
+    rules that decide them (Chat's own; LiteLLM's, which reads the same chunks). The
     Stops' `raw` is that whole reply, rebuilt as a `chat.completion` dict (text, refusal and
     tool calls joined, finish_reason and the dialect extras of each choice, usage).
 
@@ -210,8 +211,9 @@ class ChatStream:
         'completed'
     """
 
-    def __init__(self, readings: Callable[[Any], list[Reading]]) -> None:
+    def __init__(self, readings: Callable[[Any], list[Reading]], rules: Rules = RULES) -> None:
         self._readings = readings
+        self._rules = rules
         self._choices: dict[int, _Choice] = {}
         self._error: Any = None
         self._prompt_filters: list[Any] = []
@@ -286,7 +288,7 @@ class ChatStream:
             else:  # no choice arrived: only a blocked prompt ends such a stream
                 (reading,) = readings
                 self._facts(reading, reading.filter is not None, 0)
-            self._cache = tuple(decide(reading, RULES) for reading in readings)
+            self._cache = tuple(decide(reading, self._rules) for reading in readings)
         return self._cache
 
     def _facts(self, reading: Reading, ended: bool, late: int) -> None:

@@ -50,7 +50,7 @@ no well-known value in the conventions: it is written as `paused`.
 `gen_ai.provider.name`: `anthropic`, `openai` (`openai.chat` with every OpenAI-compatible
 dialect, `openai.responses` and `openai.agents`), `gcp.gen_ai` (`gemini`, backend unknown; a
 wrapped google-genai client says `gcp.gemini` or `gcp.vertex_ai`), `aws.bedrock` (`bedrock` and
-`bedrock.invoke`), `cohere`, `ollama`, `pydantic_ai` (any provider it wraps);
+`bedrock.invoke`), `cohere`, `ollama`;
 any other adapter's own name.
 
 `error.type`: the exception's class name (`RateLimitError`) for a model call or run that

@@ -83,9 +83,7 @@ STOPS = "stopkit.stops"
 # vLLM...) are `openai`. A reply says nothing of which Google endpoint sent it: `gcp.gen_ai`
 # ("may be used when specific backend is unknown"); a wrapped google-genai client knows, and
 # says `gcp.gemini` or `gcp.vertex_ai`. Ollama has no listed value: its own name (custom values
-# are allowed). An OpenAI Agents run speaks the Responses API: `openai`. pydantic-ai wraps any
-# provider (`Stop.details["integration"]` names it): its own name. Any other adapter's name is
-# used as it is.
+# are allowed). Any other adapter's name is used as it is.
 PROVIDER_NAMES: dict[str, str] = {
     "anthropic": "anthropic",
     "openai.chat": "openai",
@@ -95,7 +93,12 @@ PROVIDER_NAMES: dict[str, str] = {
     "bedrock.invoke": "aws.bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
+    # The framework adapters (issue 18) read objects of many providers: the framework's own
+    # name (a custom value); the provider it wrapped is the Stop's details["integration"].
+    "langchain": "langchain",
+    "litellm": "litellm",
     "pydantic_ai": "pydantic_ai",
+    # An OpenAI Agents run speaks the Responses API: `openai`, well-known.
     "openai.agents": "openai",
 }
 

@@ -44,11 +44,11 @@ def test_finish_reason_mapping(reason: StopReason, value: str) -> None:
 
 
 def test_every_built_in_adapter_has_a_provider_name() -> None:
-    """Each registered adapter names its provider; all but Ollama and pydantic_ai well-known."""
+    """Each registered adapter names its provider; all but Ollama and the frameworks well-known."""
     adapters = {adapter.name for adapter in stopkit.registered_adapters()}
     assert set(_names.PROVIDER_NAMES) == adapters
     custom = {a for a, v in _names.PROVIDER_NAMES.items() if v not in WELL_KNOWN_PROVIDERS}
-    assert custom == {"ollama", "pydantic_ai"}
+    assert custom == {"ollama", "langchain", "litellm", "pydantic_ai"}
     assert _names.provider_name("someone-elses") == "someone-elses"
 
 

@@ -1,0 +1,115 @@
+"""LiteLLM's rules: its own `finish_reason` values, and whose table reads a provider's own value.
+
+LiteLLM answers every provider in OpenAI Chat's shape and maps each provider's stop value onto
+OpenAI's `finish_reason` (`litellm/litellm_core_utils/core_helpers.py`, `map_finish_reason`): a
+lossy map (`pause_turn` and `compaction` become `length`, Gemini's `MALFORMED_FUNCTION_CALL` and
+Cohere's `ERROR` become `stop`), and a value it does not know becomes `stop`. A choice whose value
+it changed keeps the provider's own in `provider_specific_fields["native_finish_reason"]`
+(`litellm/types/utils.py`, `Choices.__init__`), read with the table of the provider's wire
+format (named by `_hidden_params`, or else by the model); LiteLLM's Anthropic handler maps the
+value before any choice sees it, and keeps Anthropic's `stop_reason` in the message's
+`provider_specific_fields` for the stops it cares to (`KEPT_STOP_REASON`). A kept value wins.
+Without one LiteLLM's own value is read (`LITELLM_FINISH_REASON`), with a note.
+
+Example:
+    >>> wire_of({"custom_llm_provider": "vertex_ai"}, "gemini-2.5-flash")
+    ('gemini', 'vertex_ai')
+    >>> wire_of({"litellm_model_name": "anthropic/claude-sonnet-4-5"}, "claude-sonnet-4-5")
+    ('anthropic', 'anthropic')
+    >>> LITELLM_FINISH_REASON["length"]
+    (<StopReason.OUTPUT_LIMIT: 'output_limit'>, 'max_tokens')
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from stopkit.adapters._engine import Rules
+from stopkit.adapters._framework import WIRES, family, wrapped
+from stopkit.adapters._reading import Verdict
+
+__all__ = [
+    "KEPT_STOP_REASON",
+    "LITELLM_FINISH_REASON",
+    "NAME",
+    "NATIVE",
+    "PROVIDER_WIRES",
+    "RULES",
+    "wire_of",
+]
+
+NAME = "litellm"
+
+_CHAT = WIRES["openai.chat"].table
+# LiteLLM's own `finish_reason`: litellm/types/llms/openai.py `OpenAIChatCompletionFinishReason`
+# (litellm 1.110): OpenAI's values, Together's `eos`, and three it passes on lowercased from the
+# provider that sent them (Bedrock's guardrail, Vertex AI's two), read with that provider's row.
+LITELLM_FINISH_REASON: dict[str, Verdict] = {
+    **{k: _CHAT[k] for k in ("stop", "length", "tool_calls", "function_call", "content_filter")},
+    "eos": _CHAT["eos"],
+    "guardrail_intervened": WIRES["bedrock"].table["guardrail_intervened"],
+    "finish_reason_unspecified": WIRES["gemini"].table["FINISH_REASON_UNSPECIFIED"],
+    "malformed_function_call": WIRES["gemini"].table["MALFORMED_FUNCTION_CALL"],
+}
+
+#: The rules of LiteLLM's own value: OpenAI Chat's (its dialect notes and steps) on its table.
+RULES = replace(wrapped("openai.chat", NAME, "finish_reason"), table=LITELLM_FINISH_REASON)
+
+# LiteLLM's provider names (litellm/types/utils.py `LlmProviders`) whose native values are not
+# OpenAI Chat's, and the wire format they are in. Every other provider (openai, azure, groq,
+# mistral, deepseek, openrouter, the vLLM and OpenAI-compatible servers...) speaks OpenAI Chat.
+PROVIDER_WIRES: dict[str, str] = {
+    "anthropic": "anthropic",
+    "anthropic_text": "anthropic",
+    "bedrock": "bedrock",  # Converse's stopReason; Claude's values through it are the same
+    "gemini": "gemini",
+    "vertex_ai": "gemini",  # Claude on Vertex AI is read by its model name
+    "vertex_ai_beta": "gemini",
+    "ollama": "ollama",
+    "ollama_chat": "ollama",
+    "cohere": "cohere",
+    "cohere_chat": "cohere",
+}
+
+#: The rules a native value is read with, per wire format.
+NATIVE: dict[str, Rules] = {
+    name: wrapped(name, NAME, f"{name} native_finish_reason")
+    for name in ("openai.chat", *dict.fromkeys(PROVIDER_WIRES.values()))
+}
+
+#: Anthropic's own `stop_reason`, which LiteLLM's Anthropic handler keeps in the message's (a
+#: stream chunk's delta's, the reply's `_hidden_params`) `provider_specific_fields` for a refusal,
+#: a `pause_turn`, or any stop with `stop_details`
+#: (litellm/llms/anthropic/common_utils.py, `stop_reason_provider_specific_fields`).
+KEPT_STOP_REASON = wrapped("anthropic", NAME, "anthropic stop_reason (provider_specific_fields)")
+
+
+def wire_of(hidden: Any, model: Any) -> tuple[str, str | None]:
+    """Name the wire format of a reply's native values, and the LiteLLM provider that said so.
+
+    From the reply's `_hidden_params`: `custom_llm_provider` (stream chunks carry it), else the
+    provider prefix of `litellm_model_name` (`anthropic/claude-...`); else a `provider/model`
+    name's prefix; else the model's family (`claude-*`, `gemini-*`); else OpenAI Chat.
+    """
+    said = hidden if isinstance(hidden, dict) else {}
+    provider = said.get("custom_llm_provider")
+    if not isinstance(provider, str) or not provider:
+        provider = _prefix(said.get("litellm_model_name"))
+    if provider is None:
+        prefix = _prefix(model)
+        provider = prefix if prefix in PROVIDER_WIRES else None
+    if provider is None:
+        return family(model) or "openai.chat", None
+    name = PROVIDER_WIRES.get(provider, "openai.chat")
+    if name == "gemini" and family(model) == "anthropic":
+        name = "anthropic"
+    return name, provider
+
+
+def _prefix(model: Any) -> str | None:
+    """The `provider` of a `provider/model` name (None without one)."""
+    if not isinstance(model, str):
+        return None
+    prefix, slash, _ = model.partition("/")
+    return prefix if slash and prefix else None
