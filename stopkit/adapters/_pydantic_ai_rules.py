@@ -23,13 +23,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._anthropic_rules import STOP_REASONS as ANTHROPIC
-from stopkit.adapters._bedrock_rules import STOP_REASONS as BEDROCK
-from stopkit.adapters._cohere_rules import FINISH_REASON as COHERE
 from stopkit.adapters._engine import Rules
-from stopkit.adapters._gemini_rules import BLOCK_REASONS, FINISH_REASONS
-from stopkit.adapters._openai_chat_rules import DIALECT_NOTES
-from stopkit.adapters._openai_chat_rules import FINISH_REASON as CHAT
+from stopkit.adapters._framework import WIRES
+from stopkit.adapters._gemini_rules import BLOCK_REASONS
 from stopkit.adapters._openai_responses_rules import SIGNALS as RESPONSES
 from stopkit.adapters._reading import Reading, Verdict
 
@@ -92,18 +88,17 @@ WIRE_OF: dict[str, str] = {
     "cohere": "cohere",
 }
 
-#: wire format -> its built-in adapter's table of stop values (imported, never copied)
+#: wire format -> its built-in adapter's table of stop values (the framework adapters' shared
+#: `WIRES`). The Responses API's is its status and incomplete reasons together
+#: (`SIGNALS`): OpenAIResponsesModel keeps either in `finish_reason`'s place.
 TABLES: dict[str, Mapping[str, Verdict]] = {
-    "anthropic": ANTHROPIC,
-    "gemini": FINISH_REASONS,
-    "bedrock": BEDROCK,
-    "cohere": COHERE,
-    "openai.chat": CHAT,
+    **{name: WIRES[name].table for name in ("anthropic", "gemini", "bedrock", "cohere")},
+    "openai.chat": WIRES["openai.chat"].table,
     "openai.responses": RESPONSES,
 }
 
 #: The note a raw value leaves, where its wire format's adapter has one (the Chat dialects).
-VALUE_NOTES: dict[str, Mapping[str, str]] = {"openai.chat": DIALECT_NOTES}
+VALUE_NOTES: dict[str, Mapping[str, str]] = {"openai.chat": WIRES["openai.chat"].value_notes}
 
 
 def wire_of(provider: Any, raw: Any) -> str:
@@ -116,7 +111,7 @@ def wire_of(provider: Any, raw: Any) -> str:
     wire = WIRE_OF.get(provider) if type(provider) is str else None
     if wire is not None:
         return wire
-    if type(raw) is str and raw not in CHAT and raw in RESPONSES:
+    if type(raw) is str and raw not in TABLES["openai.chat"] and raw in RESPONSES:
         return "openai.responses"
     return "openai.chat"
 

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import Rules, decide
+from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, to_json, wire
@@ -170,18 +171,13 @@ def _approval_call(item: Any) -> ToolCall:
     return tool_call(call_id, said.get("tool_name"), to_json(raw.get("arguments")))
 
 
+# The SDK's classes a reply can be: a run (`RunResult`, `RunResultStreaming`: agents/result.py)
+# or one model response (agents/items.py).
+_CLASSES = frozenset({"RunResultBase", "ModelResponse"})
+
+
 def _is_run(reply: Any) -> bool:
-    return any(
-        klass.__name__ == "RunResultBase" and klass.__module__ == "agents.result"
-        for klass in type(reply).__mro__
-    )
-
-
-def _is_response(reply: Any) -> bool:
-    return any(
-        klass.__name__ == "ModelResponse" and klass.__module__ == "agents.items"
-        for klass in type(reply).__mro__
-    )
+    return class_of(reply, "agents.", _CLASSES) == "RunResultBase"
 
 
 def _output_items(stop: Stop) -> list[Any]:
@@ -211,7 +207,7 @@ class OpenAIAgentsAdapter:
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a `RunResult`, `RunResultStreaming` or Agents `ModelResponse`."""
-        return _is_run(reply) or _is_response(reply)
+        return class_of(reply, "agents.", _CLASSES) is not None
 
     def detects_event(self, event: Any) -> bool:
         """Say no: a streamed run is read from its `RunResultStreaming`, at any point."""

@@ -32,6 +32,7 @@ from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import decide, look_up
+from stopkit.adapters._framework import class_of
 from stopkit.adapters._pydantic_ai_rules import (
     BLOCK_REASONS,
     FINISH_REASON,
@@ -192,12 +193,12 @@ def _usage(usage: Any) -> Any:
     )
 
 
+_RESPONSE = frozenset({"ModelResponse"})
+
+
 def _is_response(reply: Any) -> bool:
-    """Whether `reply` is a `pydantic_ai.messages.ModelResponse` (or a subclass), by its module."""
-    return any(
-        klass.__name__ == "ModelResponse" and klass.__module__ == "pydantic_ai.messages"
-        for klass in type(reply).__mro__
-    )
+    """Whether `reply` is a pydantic-ai `ModelResponse` (or a subclass), by its class."""
+    return class_of(reply, "pydantic_ai.", _RESPONSE) is not None
 
 
 class Snapshots(Accumulator):
@@ -275,7 +276,8 @@ class PydanticAIAdapter:
         A failed call's part says `outcome="failed"`, as pydantic-ai marks a tool that raised.
 
         Example:
-            >>> adapter.tool_results(stop, [ToolResult(call_id="c1", name="f", content="ok")])
+            >>> result = ToolResult(call_id="c1", name="f", content="ok")
+            >>> adapter.tool_results(stop, [result])  # doctest: +SKIP
             [ModelRequest(parts=[ToolReturnPart(tool_name='f', content='ok', ...)])]
         """
         from pydantic_ai.messages import ModelRequest, ToolReturnPart
