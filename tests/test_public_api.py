@@ -31,6 +31,9 @@ def test_all_is_pinned_and_sorted() -> None:
         # durable runs
         "InvalidRunId", "Journal", "JournalError", "JournalMismatch", "JournalTooNew",
         "JournalUnreadable", "PostgresJournal", "RunLocked", "SqliteJournal", "tool",
+        # the loop's controls: budget, compaction, hooks, permissions and approval
+        "Budget", "BudgetWarning", "Compacted", "Defer", "HookStopped", "ModelCallContext",
+        "Spent", "ToolDeferred", "ToolDenied", "UsageUnknown", "aresume_loop", "resume_loop",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)

@@ -5,7 +5,9 @@
 - `stopkit.loop.events` — `Outcome`, `Termination`, `Escalation`, `ToolRun` and the events
   `on_event` receives.
 
-The entry points, `stopkit.run_loop`, `stopkit.arun_loop`, `stopkit.Loop` and
-`stopkit.LoopSettings`, are exported from `stopkit` itself; every other module here is private.
+The entry points, `stopkit.run_loop`, `stopkit.arun_loop`, `stopkit.Loop`,
+`stopkit.LoopSettings`, `stopkit.resume_loop` and `stopkit.aresume_loop`, and the controls'
+types (`stopkit.Budget`, `stopkit.Defer`, `stopkit.ModelCallContext`), are exported from
+`stopkit` itself; every other module here is private.
 Nothing is imported here, so `import stopkit.loop.events` loads only what it needs.
 """

@@ -10,12 +10,13 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from stopkit.loop._engine import drive
-from stopkit.loop._requests import CallModel, RunHandler, Sleep
+from stopkit.loop._requests import CallHook, CallModel, RunHandler, Sleep
+from stopkit.loop._resume import paused_of, restore
 from stopkit.loop._run import Run
 from stopkit.loop._runner import ToolRunner, is_async_callable
 from stopkit.loop._settings import LoopSettings, keywords_of
@@ -25,7 +26,7 @@ from stopkit.loop._threads import acall_in_thread
 from stopkit.loop.events import Outcome
 from stopkit.loop.handlers import DEFAULT_HANDLERS
 
-__all__ = ["Loop", "arun_loop", "run_loop"]
+__all__ = ["Loop", "aresume_loop", "arun_loop", "resume_loop", "run_loop"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -63,6 +64,14 @@ class Loop:
     gets its own deep copy of the arguments. Anything a tool raises is its call's error result,
     except `KeyboardInterrupt` and `SystemExit`, which end the run as below and propagate.
 
+    Controls, checked at the step boundaries: a `budget` before each model call (the run ends
+    `budget_exceeded` without making the call past it); `compact_at_tokens` before each model
+    call (`compact` runs once the conversation passes it); `before_model_call(ctx)` before each
+    try of a model call and `before_tool_call(call, ctx)` before each tool call that runs
+    (raising stops the run: `stopped_by_hook`); `approve(call)` before each tool call (a denied
+    call is answered `denied: ...`; a deferred one ends the run `awaiting_approval`, resumed by
+    `resume_loop`). The hooks and `approve` may be async in `arun`; their time is the run's.
+
     Cancellation: cancelling the task of `arun` cancels the tools it is running (an async tool
     at its next `await`; a sync tool already running in its thread cannot be stopped: it
     finishes in the background, its result dropped) and re-raises `CancelledError`. The
@@ -93,13 +102,18 @@ class Loop:
         )
 
     def _run(self, messages: Sequence[Any] | str, *, is_async: bool) -> Run:
-        return Run(self.settings, self.runner, messages, is_async=is_async)
+        return Run(self.settings, self.runner, messages, is_async=is_async, origin=self)
 
     def run(self, messages: Sequence[Any] | str) -> Outcome:
         """Drive the conversation to its end with a sync `call_model`; tools run one by one."""
         if self._async_call:
             raise TypeError("call_model is async: use `await stopkit.arun_loop(...)`")
-        run = self._run(messages, is_async=False)
+        return self._drive(self._run(messages, is_async=False))
+
+    def _drive(self, run: Run) -> Outcome:
+        """Carry out the requests of `run` with a sync `call_model`, to its outcome."""
+        if self._async_call:
+            raise TypeError("call_model is async: use `await stopkit.aresume_loop(...)`")
         steps = drive(run)
         value: Any = None
         try:
@@ -130,6 +144,17 @@ class Loop:
                                 f"the handler {request.handler!r} is async: "
                                 "use `await stopkit.arun_loop()`"
                             )
+                    case CallHook():
+                        try:
+                            value = request.hook(*request.args)
+                        except Exception as exc:  # the run decides: stop by hook
+                            request = steps.throw(exc)
+                            continue
+                        if inspect.isawaitable(value):
+                            _discard(value)
+                            raise TypeError(
+                                f"{request.name} is async: use `await stopkit.arun_loop(...)`"
+                            )
                     case Sleep():
                         time.sleep(request.seconds)
                         value = None
@@ -149,9 +174,12 @@ class Loop:
         The tool calls of one turn run concurrently (sync tools in worker threads). On
         cancellation see the class docstring: the transcript is on the `LoopEnded` event.
         """
+        return await self._adrive(self._run(messages, is_async=True))
+
+    async def _adrive(self, run: Run) -> Outcome:
+        """Carry out the requests of `run` (awaiting what is async), to its outcome."""
         import asyncio  # here, not at module level: `import stopkit` stays light
 
-        run = self._run(messages, is_async=True)
         steps = drive(run)
         value: Any = None
         try:
@@ -167,6 +195,14 @@ class Loop:
                         value = request.handler(request.context)
                         if inspect.isawaitable(value):
                             value = await value
+                    case CallHook():
+                        try:
+                            value = request.hook(*request.args)
+                            if inspect.isawaitable(value):
+                                value = await asyncio.wait_for(value, request.timeout)
+                        except Exception as exc:  # the run decides: stop by hook, or deadline
+                            request = steps.throw(exc)
+                            continue
                     case Sleep():
                         await asyncio.sleep(request.seconds)
                         value = None
@@ -277,7 +313,9 @@ def run_loop(
             `max_pauses` (10), `max_tokens`, `max_tokens_cap` (32768), `compact`,
             `loop_threshold` (3), `loop_window` (10), `synthesize_on_empty_final`, `on_event`,
             `on_escalate`, `retry` (a `RetryPolicy`; default none), `max_argument_bytes`
-            (1 MB), `max_argument_depth` (64).
+            (1 MB), `max_argument_depth` (64), `journal` and `run_id` (durable runs), and the
+            controls: `budget` (a `Budget`), `compact_at_tokens` and `estimate_tokens`,
+            `before_model_call`, `before_tool_call`, `approve` and `approvals`.
 
     Raises:
         ModelCallError: `call_model` raised and no retry was left; the run so far is on its
@@ -307,3 +345,37 @@ async def arun_loop(
         >>> outcome = await stopkit.arun_loop(call_model, messages, tools=tools)  # doctest: +SKIP
     """
     return await Loop(call_model, **settings).arun(messages)
+
+
+def resume_loop(outcome: Outcome, approvals: Mapping[str, bool | str]) -> Outcome:
+    """Continue a run awaiting approval, deciding each pending call: True, False or a str.
+
+    The run goes on exactly where it paused, with the loop it ran in: the paused turn's reply
+    is handled again without calling the model, the calls that ran keep their results, an
+    approved call runs, a denied one is answered `denied: <reason>` ("not approved" for
+    False). `approvals` must decide every call of `outcome.pending_calls` and nothing else
+    (`ValueError` naming the ids). The resumed run has a fresh `deadline`. A journaled run is
+    run again under its `run_id`, the journal replaying it up to the paused turn.
+
+    Example:
+        >>> outcome = stopkit.run_loop(call_model, prompt, tools=tools,
+        ...                            approve=lambda call: stopkit.Defer())  # doctest: +SKIP
+        >>> [call.name for call in outcome.pending_calls]  # doctest: +SKIP
+        ['transfer']
+        >>> stopkit.resume_loop(outcome, {outcome.pending_calls[0].id: True}).text  # doctest: +SKIP
+        'Sent.'
+    """
+    paused, decisions = paused_of(outcome, approvals)
+    loop: Loop = paused.run.origin
+    return loop._drive(restore(paused, decisions, is_async=False))
+
+
+async def aresume_loop(outcome: Outcome, approvals: Mapping[str, bool | str]) -> Outcome:
+    """Continue a run awaiting approval, asynchronously: `resume_loop` for `arun_loop` runs.
+
+    Example:
+        >>> await stopkit.aresume_loop(outcome, {"call_1": "too costly"})  # doctest: +SKIP
+    """
+    paused, decisions = paused_of(outcome, approvals)
+    loop: Loop = paused.run.origin
+    return await loop._adrive(restore(paused, decisions, is_async=True))

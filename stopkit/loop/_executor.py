@@ -9,13 +9,19 @@ with its turn and its slot (its place in the reply): the one place where a step 
 of calls a durable run replays from its journal).
 
 In a durable run (`recorder`), `_before` answers a call recorded in the journal with its
-recorded result, and records that a non-idempotent call is starting; `_after` records the
-result before the model is sent it.
+recorded result, `_starting` records that a non-idempotent call is starting; `_after` records
+the result before the model is sent it.
+
+Between `_before` and the call, the run's `ToolGate` (`_approval.py`) decides whether it runs:
+`approve`, the decisions given ahead, `before_tool_call`. A call it defers gets a placeholder
+result for the handler and joins no record: the run then waits for a person (`deferred`); nor
+does a call a stopped run leaves unrun (a rerun asks the hooks about it again). A
+run resumed after that answers the calls of the paused turn that had run with their results
+(`resume`), without running them again.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,47 +29,23 @@ from typing import Any
 from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.loop._approval import DEADLINE_PASSED, Deferred, Halted, ToolGate, Verdict
 from stopkit.loop._observe import RunObserver
-from stopkit.loop._runner import CANCEL_GRACE, CANCELLED, INTERRUPTS, ToolRunner, error_result
+from stopkit.loop._runner import (
+    CANCEL_GRACE,
+    CANCELLED,
+    INTERRUPTS,
+    ToolRunner,
+    deadline_passed,
+    error_result,
+    seconds_left,
+)
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
 from stopkit.loop.journal._names import CURRENT_STEP, tool_step
 from stopkit.loop.journal._recorder import Recorder
 
-__all__ = ["ToolExecutor", "error_kind"]
-
-
-# What each kind of error result the loop writes begins with, and its `error_kind`.
-_KINDS = (
-    ("not run: ", "not_run"),
-    ("unknown tool ", "unknown_tool"),
-    ("timed out after ", "timeout"),
-    (CANCELLED, "cancelled"),
-    ("the tool returned a ", "unencodable_result"),
-)
-
-
-def error_kind(result: ToolResult) -> str | None:
-    """Return a short, stable name for why a tool call failed; None when it did not fail.
-
-    The exception's class name when the tool raised (`LookupError`); `not_run` when the loop
-    answered the call without running it (cut off, bad arguments, past the deadline, a
-    repeated id, not a tool request), `unknown_tool`, `timeout`, `cancelled`,
-    `unencodable_result`; `_OTHER` for an error result made elsewhere (a handler's own).
-
-    Example:
-        >>> error_kind(error_result(ToolCall(id="1", name="f"), "timed out after 2 s"))
-        'timeout'
-    """
-    if not result.is_error:
-        return None
-    content = result.content
-    for start, kind in _KINDS:
-        if content.startswith(start):
-            return kind
-    name = content.partition(": ")[0]  # `describe`: "Type: message", or "Type"
-    return name if name.isidentifier() else "_OTHER"
-
+__all__ = ["ToolExecutor"]
 
 
 def _repeated(calls: Sequence[ToolCall]) -> frozenset[int]:
@@ -100,9 +82,11 @@ class ToolExecutor:
         emit: Callable[[LoopEvent], Any] | None,
         recorder: Recorder | None = None,
         run_id: str | None = None,
+        gate: ToolGate | None = None,
         obs: RunObserver | None = None,
     ) -> None:
         self.runner = runner
+        self.gate = ToolGate(None, None, None, deadline_at, emit) if gate is None else gate
         self.obs = obs
         self.tool_timeout = tool_timeout
         self.deadline_at = deadline_at
@@ -124,9 +108,23 @@ class ToolExecutor:
         # For a run cut short: the tool request being handled, and the calls running right now.
         self.pending: Stop | None = None
         self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
+        # The calls of this turn that have their result, by slot (what a resume keeps), and
+        # those a resumed run answers without running them again (`resume`).
+        self.answered: dict[int, ToolRun] = {}
+        self.done: dict[int, ToolRun] = {}
+        self.done_turn = 0
 
-    def handling(self, turn: int, stop: Stop) -> None:
-        """Say which reply the calls run next belong to: its handler is about to be called."""
+    def resume(self, turn: int, done: dict[int, ToolRun]) -> None:
+        """Answer the calls of `turn` that ran before the run paused with their results."""
+        self.done_turn = turn
+        self.done = dict(done)
+
+    def handling(self, turn: int, stop: Stop, ctx: Any = None) -> None:
+        """Say which reply the calls run next belong to: its handler (given `ctx`) is next."""
+        self.gate.handling(turn, ctx)
+        self.answered = {}
+        if turn != self.done_turn:
+            self.done = {}
         self.turn = turn
         self.stop = stop
         self.pending = stop if stop.reason is StopReason.TOOL_REQUEST else None
@@ -171,8 +169,8 @@ class ToolExecutor:
     def timeout(self) -> float | None:
         """Return the seconds the next call may take: `tool_timeout`, cut by the deadline."""
         timeout = self.tool_timeout
-        if self.deadline_at is not None:
-            left = self.deadline_at - time.monotonic()
+        left = seconds_left(self.deadline_at)
+        if left is not None:
             timeout = left if timeout is None else min(timeout, left)
         return timeout
 
@@ -202,10 +200,32 @@ class ToolExecutor:
                 call, f"not run: an earlier call of this reply has the same id ({clip(call.id)})"
             )
         if timeout is not None and timeout <= 0:
-            return error_result(call, "not run: the run's deadline has passed")
-        if recorder is not None and not self.runner.idempotent(call.name):
-            recorder.start_tool(self.turn, slot, call)
+            return error_result(call, DEADLINE_PASSED)
         return None
+
+    def _judged(self, call: ToolCall, slot: int, verdict: Verdict) -> ToolRun | ToolResult | None:
+        """Return what the gate's verdict on `call` means for it; None: it runs now.
+
+        A deferred call gets its placeholder run (for its handler only), a call the stopped
+        run leaves unrun its answer: neither is recorded, a rerun asks about them again. The
+        gate's hooks take time: a call they took past the deadline is not run.
+        """
+        if isinstance(verdict, Deferred):
+            if self.obs is not None:  # its span ends now: the run will wait for a person
+                self.obs.tool_result(self.turn, slot, verdict.result)
+            return ToolRun(call, verdict.result, self.turn, 0.0)
+        if isinstance(verdict, Halted):
+            return self._after(call, slot, verdict.result, 0.0, done=False)
+        if verdict is not None:
+            return verdict
+        if deadline_passed(self.deadline_at):
+            return error_result(call, DEADLINE_PASSED)
+        return None
+
+    def _starting(self, recorder: Recorder, call: ToolCall, slot: int) -> None:
+        """Record that a non-idempotent call of a durable run is starting."""
+        if not self.runner.idempotent(call.name):
+            recorder.start_tool(self.turn, slot, call)
 
     def _after(
         self, call: ToolCall, slot: int, result: ToolResult, seconds: float, *, done: bool = True
@@ -217,21 +237,43 @@ class ToolExecutor:
             self.obs.tool_result(self.turn, slot, result)
         if self.emit is not None:
             self.emit(ToolReturned(self.turn, call, result, seconds))
-        return ToolRun(call, result, self.turn, seconds)
+        run = ToolRun(call, result, self.turn, seconds)
+        self.answered[slot] = run
+        return run
+
+    def _known(self, slot: int) -> ToolRun | None:
+        """Return the run of the call in `slot` if it ran before the run paused (a resume)."""
+        known = self.done.pop(slot, None)
+        if known is not None:
+            self.answered[slot] = known
+        return known
 
     # --- running ----------------------------------------------------------------------------
 
     def run(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run `calls` one after another in this thread; one result each, in order."""
         runner = self.runner
+        gate = self.gate
         slots: list[ToolRun | None] = [None] * len(calls)
         self.inflight = (calls, slots)
         for index, call in enumerate(calls):
-            timeout = self.timeout()
             slot = self._slot(call)
+            known = self._known(slot) if self.done else None
+            if known is not None:
+                slots[index] = known
+                continue
+            timeout = self.timeout()
             result = self._before(call, slot, timeout)
+            if result is None and gate.active:
+                judged = self._judged(call, slot, gate.check(call))
+                if isinstance(judged, ToolRun):  # deferred, or halted: answered, not recorded
+                    slots[index] = judged
+                    continue
+                result, timeout = judged, self.timeout()  # what the hooks left of it
             seconds = 0.0
             if result is None:
+                if self.recorder is not None:
+                    self._starting(self.recorder, call, slot)
                 outer = CURRENT_STEP.get()
                 CURRENT_STEP.set(tool_step(self.turn, slot))
                 try:
@@ -246,19 +288,33 @@ class ToolExecutor:
         import asyncio  # here, not at module level: `import stopkit` stays light
 
         runner = self.runner
+        gate = self.gate
         timeout = self.timeout()
         slots: list[ToolRun | None] = [None] * len(calls)
         self.inflight = (calls, slots)
 
         async def one(index: int, call: ToolCall) -> None:
             slot = self._slot(call)
+            known = self._known(slot) if self.done else None
+            if known is not None:
+                slots[index] = known
+                return
             result = self._before(call, slot, timeout)
+            left = timeout
+            if result is None and gate.active:
+                judged = self._judged(call, slot, await gate.acheck(call))
+                if isinstance(judged, ToolRun):  # deferred, or halted: answered, not recorded
+                    slots[index] = judged
+                    return
+                result, left = judged, self.timeout()  # what the hooks left of it
             seconds = 0.0
             if result is None:
+                if self.recorder is not None:
+                    self._starting(self.recorder, call, slot)
                 outer = CURRENT_STEP.get()
                 CURRENT_STEP.set(tool_step(self.turn, slot))
                 try:
-                    result, seconds = await runner.arun(call, timeout, self.key(call, slot))
+                    result, seconds = await runner.arun(call, left, self.key(call, slot))
                 except INTERRUPTS as exc:  # raised in a task of its own, it would skip us
                     raise _Interrupted(exc) from None
                 finally:
@@ -284,11 +340,19 @@ class ToolExecutor:
         return self._landed(slots)
 
     def _landed(self, slots: list[ToolRun | None]) -> list[ToolResult]:
-        """Record a batch that ran to its end; return its results in call order."""
+        """Record a batch that ran to its end; return its results in call order.
+
+        The placeholder runs of the calls deferred to a person are given to the handler only.
+        """
         self.inflight = None
         runs = [run for run in slots if run is not None]
+        results = [run.result for run in runs]
+        deferred = self.gate.deferred
+        if deferred:
+            waiting = {id(call) for call in deferred}
+            runs = [run for run in runs if id(run.call) not in waiting]
         self.runs.extend(runs)  # in call order (in `arun`, the events came in completion order)
-        return [run.result for run in runs]
+        return results
 
     def answer_cut(self, adapter: Adapter | None) -> list[Any]:
         """Answer every call of the turn a run was cut short in; return the messages to append.

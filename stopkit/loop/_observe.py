@@ -5,8 +5,9 @@ observer, and keeps None while nothing is instrumented: then a run costs one che
 start and one `is None` test per model call and per tool call, nothing more. The places that
 tell the observer are the step boundaries: `Run.call_model` (each try of a model call),
 `ToolExecutor._before`/`_after` (each tool call, with its turn and slot), the engine's
-decisions (a retry, a resume), `Run.escalate`, `Run.finish` (the outcome), and the shells
-for a run that raised. An observer must never raise; `stopkit.otel`'s catches everything.
+decisions (a retry, a resume), the controls' events (`telling`: the budget, compaction, the
+hooks, approval), `Run.escalate`, `Run.finish` (the outcome), and the shells for a run that
+raised. An observer must never raise; `stopkit.otel`'s catches everything.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from stopkit._adapter import Adapter
 from stopkit._stop import Stop, ToolCall, ToolResult
-from stopkit.loop.events import Escalation, Outcome
+from stopkit.loop.events import Escalation, LoopEvent, Outcome
 
 if TYPE_CHECKING:
     from stopkit.loop._settings import LoopSettings
 
-__all__ = ["RunObserver", "factory"]
+__all__ = ["RunObserver", "factory", "telling"]
 
 
 class RunObserver(Protocol):
@@ -62,6 +63,13 @@ class RunObserver(Protocol):
     def escalated(self, escalation: Escalation) -> None:
         """A reply was escalated."""
 
+    def control(self, event: LoopEvent) -> None:
+        """A control acted: `event` is what `on_event` gets too.
+
+        One of `BudgetWarning`, `UsageUnknown`, `Compacted`, `ToolDenied`, `ToolDeferred`,
+        `HookStopped`.
+        """
+
     def ended(self, outcome: Outcome) -> None:
         """The run ended with `outcome` (cancelled and interrupted runs too)."""
 
@@ -71,3 +79,24 @@ class RunObserver(Protocol):
 
 factory: Callable[[LoopSettings], RunObserver | None] | None = None
 """Makes each run's observer; set while instrumented (`stopkit.otel.instrument`)."""
+
+
+def telling(
+    emit: Callable[[LoopEvent], Any] | None, obs: RunObserver | None
+) -> Callable[[LoopEvent], Any] | None:
+    """Return what tells a control's event to `on_event` and to the observer (None: no one).
+
+    Example:
+        >>> telling(None, None) is None
+        True
+    """
+    if obs is None:
+        return emit
+    if emit is None:
+        return obs.control
+
+    def tell(event: LoopEvent) -> None:
+        obs.control(event)
+        emit(event)
+
+    return tell

@@ -2,7 +2,8 @@
 
 `Loop.run` and `Loop.arun` carry them out: `CallModel` by calling `call_model` (sending back
 the reply, or throwing in what it raised), `RunHandler` by calling the handler (awaiting it in
-`arun`), `Sleep` by waiting.
+`arun`), `CallHook` by calling a hook (awaiting it in `arun`, throwing in what it raised),
+`Sleep` by waiting.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from stopkit._adapter import Adapter
 from stopkit.loop.handlers import Handler, LoopContext
 
-__all__ = ["CallModel", "Request", "RunHandler", "Sleep"]
+__all__ = ["CallHook", "CallModel", "Request", "RunHandler", "Sleep"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +47,25 @@ class RunHandler:
 
 
 @dataclass(frozen=True, slots=True)
+class CallHook:
+    """Call `hook(*args)` (awaited in `arun`, `timeout` seconds at most); send back its value.
+
+    What it raised is thrown in (a `TimeoutError` past `timeout`).
+    """
+
+    hook: Callable[..., Any]
+    args: tuple[Any, ...]
+    name: str
+    """The setting it is (`before_model_call`), for the error when it is async in `run`."""
+    timeout: float | None
+    """Seconds left before the run's deadline (None: no deadline)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Sleep:
     """Wait `seconds` (a retry's backoff); send back None."""
 
     seconds: float
 
 
-Request = CallModel | RunHandler | Sleep
+Request = CallModel | RunHandler | CallHook | Sleep

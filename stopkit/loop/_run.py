@@ -1,4 +1,4 @@
-"""The state of one loop run (`Run`): its transcript, bounds, model calls and ending.
+"""The state of one loop run (`Run`): its transcript, bounds, model calls and outcome.
 
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
 call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
@@ -8,6 +8,10 @@ observer (`_observe.py`) is told of each of those steps, of the decisions and of
 
 A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
 recorded (no call is made) and records the reply of a live one, before it is used.
+
+The run's controls are parts of it: its budget's `Tally` (each reply added in `model_turn`,
+checked in `out_of_bounds`), its `Compactor` (before each turn's call), `before_model_call`
+(before each try, in `attempts`; not for a replayed call) and its executor's `ToolGate`.
 """
 
 from __future__ import annotations
@@ -21,19 +25,24 @@ from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
-from stopkit._stop import Stop, StopReason, Usage, add_usage
+from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
+from stopkit.loop._approval import ToolGate
+from stopkit.loop._budget import Tally
+from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._hooks import ModelCallContext, ask_before_call
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
-from stopkit.loop._runner import ToolRunner, describe
+from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages
 from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
     Escalation,
+    HookStopped,
     LoopEnded,
     ModelCallFailed,
     ModelReplied,
@@ -43,37 +52,20 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, as_list, user_message
+from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop.journal._codec import reply_json
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
 
-__all__ = ["APPEND_ON_FINISH", "SYNTHESIZE_PROMPT", "Run", "log_escalation"]
+__all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
-
-SYNTHESIZE_PROMPT = (
-    "Your last reply was empty. Sum up what you did and found so far, as your final answer "
-    "to the user. Do not call any tools."
-)
-"""What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
 
 # The endings that leave recorded steps unreplayed on purpose (any other ending with a recorded
 # step left over means the code took another path: a JournalMismatch).
 _PARTIAL = frozenset({Termination.CANCELLED, Termination.NEEDS_ATTENTION})
 # Only a complete final reply joins the transcript when the run finishes on it.
 APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
-# The endings after which the summing-up call may be made (never after a filtered or unknown
-# reply, a truncated one, or a passed deadline).
-_SYNTHESIZE_AFTER = frozenset(
-    {
-        Termination.COMPLETED,
-        Termination.STOP_SEQUENCE,
-        Termination.MAX_TURNS,
-        Termination.LOOP_DETECTED,
-        Termination.PAUSE_LIMIT,
-    }
-)
 
 
 def log_escalation(escalation: Escalation) -> None:
@@ -98,8 +90,12 @@ class Run:
         messages: Sequence[Any] | str,
         *,
         is_async: bool,
+        origin: Any = None,
     ) -> None:
         self.settings = settings
+        # What a run awaiting approval is resumed with: the `Loop`, and the messages as given.
+        self.origin = origin
+        self.given = messages
         self.handlers = settings.handlers or DEFAULT_HANDLERS
         self.on_escalate = settings.on_escalate or log_escalation
         self.is_async = is_async
@@ -114,8 +110,10 @@ class Run:
         self.turn = 0
         self.pauses = 0
         self.repeats = 0
+        self.previous: StopReason | None = None  # the reason the reply before this one had
         self.last_stop: Stop | None = None
-        self.loop_detected = LoopDetector(settings).detected
+        self.detector = LoopDetector(settings)
+        self.loop_detected = self.detector.detected
         self.escalation: Escalation | None = None
         self.emit = settings.on_event
         self.deadline_at = (
@@ -125,12 +123,24 @@ class Run:
         self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
         make = _observe.factory  # the run's one check of whether telemetry is on
         self.obs = obs = None if make is None else make(settings)
+        # The controls' events go to `on_event` and to the observer alike.
+        self.tell = tell = _observe.telling(self.emit, obs)
+        self.gate = ToolGate(settings.approve, settings.before_tool_call, settings.approvals,
+                             self.deadline_at, tell)  # fmt: skip
         self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit,
-                                  self.recorder, settings.run_id, obs)  # fmt: skip
+                                  self.recorder, settings.run_id, self.gate, obs)  # fmt: skip
+        self.tally = Tally(settings.budget, tell)
+        self.compactor = None if settings.compact_at_tokens is None else Compactor(settings, tell)
+        # How the run ended, beyond its termination: the hook that stopped it; the calls it
+        # waits on, and what resuming it needs (set by the engine).
+        self.stopped_by: HookStopped | None = None
+        self.pending_calls: tuple[ToolCall, ...] = ()
+        self.paused: Any = None
+        # Set on a run resumed at a turn's handler: the overrides of that turn's model call.
+        self.resuming: Mapping[str, Any] | None = None
         self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
-        self.usage: Usage | None = None  # every reply's tokens added up
         self.wasted: Usage | None = None  # those of the replies thrown away
 
     @property
@@ -141,10 +151,12 @@ class Run:
     # --- bounds -----------------------------------------------------------------------------
 
     def out_of_bounds(self) -> Termination | None:
-        if self.deadline_at is not None and time.monotonic() >= self.deadline_at:
+        if deadline_passed(self.deadline_at):
             return Termination.DEADLINE
         if self.turn >= self.settings.max_turns:
             return Termination.MAX_TURNS
+        if self.tally.budget is not None and self.tally.exceeded(self.turn + 1):
+            return Termination.BUDGET_EXCEEDED
         return None
 
     def cut_short(self) -> None:
@@ -174,7 +186,7 @@ class Run:
             self.emit(TurnStarted(self.turn, overrides))
         stop = yield from self.call_model(overrides, messages)
         self.last_stop = stop
-        self.usage = add_usage(self.usage, stop.usage)
+        self.tally.add(self.turn, stop)  # the run's usage, and its budget
         if self.emit is not None:
             self.emit(ModelReplied(self.turn, stop))
         return stop
@@ -218,9 +230,20 @@ class Run:
         """Make the model call until a try returns (the retries); return what it returned."""
         attempt = 0
         keep = self.recorder is not None
+        hook = self.settings.before_model_call
         obs = self.obs
         while True:
             attempt += 1
+            if hook is not None:
+                ctx = ModelCallContext(
+                    turn=self.turn,
+                    attempt=attempt,
+                    messages=messages,
+                    overrides=overrides,
+                    spent=self.tally.spent,
+                    settings=self.settings,
+                )
+                yield from ask_before_call(hook, ctx, self.deadline_at, self.tell)
             if obs is not None:
                 obs.model_call(self.turn, attempt, messages, overrides, self.adapter)
             try:
@@ -347,50 +370,29 @@ class Run:
             self.transcript,
             self.escalation,
             tuple(runs),
-            self.usage,
+            self.tally.usage,
             self.wasted,
+            pending_calls=self.pending_calls,
+            stopped_by=self.stopped_by,
+            _paused=self.paused,
         )
         if self.recorder is not None:
-            why = self.escalation.reason if self.escalation is not None else text
-            self.recorder.finish(termination.value, why, replayed_all=termination not in _PARTIAL)
+            self.recorder.finish(
+                termination.value, self.why(text), replayed_all=termination not in _PARTIAL
+            )
         if self.obs is not None:
             self.obs.ended(outcome)
         if self.emit is not None:
             self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
 
-    def end(
-        self, termination: Termination, text: str | None = None
-    ) -> Generator[Request, Any, Outcome]:
-        if text is None:
-            text = self.last_stop.text if self.last_stop is not None else ""
-        if (
-            text == ""
-            and self.settings.synthesize_on_empty_final
-            and termination in _SYNTHESIZE_AFTER
-            and self.adapter is not None
-        ):
-            text = yield from self.synthesize()
-        if text == "":
-            logger.info(
-                "stopkit: the run ended with an empty final answer "
-                "(termination %s, turn %d, %d tool calls)",
-                termination.value,
-                self.turn,
-                len(self.tools.runs),
-            )
-        return self.finish(termination, text)
-
-    def synthesize(self) -> Generator[Request, Any, str]:
-        """Make the one extra, tool-less call asking the model to sum up; return its text."""
-        assert self.adapter is not None
-        messages = [*self.transcript, user_message(self.adapter, SYNTHESIZE_PROMPT)]
-        # `tool_choice="none"` is the documented override meaning "no tool may be called".
-        overrides = {**self.base, "tool_choice": "none"}
-        stop = yield from self.model_turn(overrides, messages)
-        if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
-            self.discard(stop)
-            return ""
-        messages.extend(as_list(self.adapter.assistant_message(stop)))
-        self.transcript[:] = messages
-        return stop.text
+    def why(self, text: str) -> str:
+        """Say why the run ended, for its journal row: what stopped it, else its final text."""
+        if self.escalation is not None:
+            return self.escalation.reason
+        if self.stopped_by is not None:
+            return self.stopped_by.reason
+        if self.pending_calls:
+            waiting = ", ".join(f"{call.name} ({call.id})" for call in self.pending_calls)
+            return f"awaiting approval of {waiting}"
+        return text

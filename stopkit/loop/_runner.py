@@ -101,6 +101,26 @@ def _timed_out(call: ToolCall, timeout: float | None) -> ToolResult:
     return error_result(call, f"timed out after {timeout or 0:.3g} s")
 
 
+def seconds_left(deadline_at: float | None) -> float | None:
+    """Return the seconds left before `deadline_at` (a `time.monotonic()` time; None: none).
+
+    Example:
+        >>> seconds_left(None) is None
+        True
+    """
+    return None if deadline_at is None else deadline_at - time.monotonic()
+
+
+def deadline_passed(deadline_at: float | None) -> bool:
+    """Say whether `deadline_at` (a `time.monotonic()` time; None: no deadline) has passed.
+
+    Example:
+        >>> deadline_passed(None)
+        False
+    """
+    return deadline_at is not None and time.monotonic() >= deadline_at
+
+
 def describe(exc: BaseException) -> str:
     """Return `Type: message` for an exception: what the model is sent, never a traceback."""
     name = type(exc).__name__

@@ -8,7 +8,7 @@ engine reads it, and a handler sees it as `ctx.settings`.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -16,7 +16,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from stopkit._adapter import Adapter
 from stopkit._errors import InvalidRunId
 from stopkit._registry import get_adapter
-from stopkit._stop import StopReason
+from stopkit._stop import StopReason, ToolCall
+from stopkit.loop._approval import Approval, check_approvals
+from stopkit.loop._budget import Budget
 from stopkit.loop._retry import RetryPolicy
 from stopkit.loop.events import Escalation, LoopEvent
 from stopkit.loop.journal._protocol import Journal
@@ -31,6 +33,17 @@ R = TypeVar("R")
 # A handler takes a `LoopContext`; typed loosely here because the context holds these
 # settings (stopkit.loop.handlers imports this module, so this one cannot name it).
 _AnyHandler = Callable[[Any], Any]
+
+# The settings that are callables (or None).
+_CALLABLES = (
+    "compact",
+    "estimate_tokens",
+    "on_event",
+    "on_escalate",
+    "before_model_call",
+    "before_tool_call",
+    "approve",
+)
 
 # The least value of each bounded setting.
 _LEAST = {
@@ -77,7 +90,15 @@ class LoopSettings:
     max_tokens_cap: int = 32_768
     """The highest `max_tokens` a retry may ask for."""
     compact: Callable[[list[Any]], Sequence[Any]] | None = None
-    """`compact(messages) -> messages`, called once when the context window is full."""
+    """`compact(messages) -> messages`: called before the model call that passes
+    `compact_at_tokens`, and once (the last resort) when the context window is full."""
+    compact_at_tokens: int | None = None
+    """Compact before a model call once the conversation passes this many tokens: the last
+    reply's prompt tokens (cached ones included), or `estimate_tokens(messages)` (needs
+    `compact`)."""
+    estimate_tokens: Callable[[list[Any]], int] | None = None
+    """`estimate_tokens(messages) -> int`: the conversation's size for `compact_at_tokens`,
+    instead of the last reply's prompt tokens (a tokenizer, or characters / 4)."""
     loop_threshold: int = 3
     """How many identical calls (tool name and arguments) make a loop."""
     loop_window: int = 10
@@ -99,6 +120,21 @@ class LoopSettings:
     `run_id` is required, and a rerun of the same id replays what was recorded."""
     run_id: str | None = None
     """The durable run's id: the same id resumes the run (a non-empty str, at most 200 chars)."""
+    budget: Budget | None = None
+    """What the run may spend (`stopkit.Budget`: tokens, cost), checked before each model call."""
+    before_model_call: Callable[[Any], Any] | None = None
+    """`before_model_call(ctx)` (sync, or async in `arun_loop`) before each try of a model call,
+    given a `ModelCallContext`: a rate limiter's `acquire` fits here. Raising stops the run
+    (`stopped_by_hook`); the time it takes counts against the `deadline`."""
+    before_tool_call: Callable[[ToolCall, Any], Any] | None = None
+    """`before_tool_call(call, ctx)` (sync, or async in `arun_loop`) before each tool call that
+    runs, given the handler's `LoopContext`. Raising stops the run (`stopped_by_hook`)."""
+    approve: Callable[[ToolCall], Approval | Awaitable[Approval]] | None = None
+    """`approve(call)` before each tool call: True runs it, False or a str denies it (answered
+    `denied: ...`), `stopkit.Defer()` leaves it to a person (the run ends `awaiting_approval`)."""
+    approvals: Mapping[str, bool | str] | None = None
+    """Decisions given ahead, by call id (True, False or a str), each used once before asking
+    `approve`: how a journaled run awaiting approval is resumed by a rerun of its `run_id`."""
 
     def __post_init__(self) -> None:
         for name, least in _LEAST.items():
@@ -108,6 +144,13 @@ class LoopSettings:
         _check_journal(self.journal, self.run_id)
         if self.retry is not None and not isinstance(self.retry, RetryPolicy):
             raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {self.retry!r}")
+        if self.budget is not None and not isinstance(self.budget, Budget):
+            raise TypeError(f"budget must be a stopkit.Budget or None, not {self.budget!r}")
+        for hook in _CALLABLES:
+            value = getattr(self, hook)
+            if value is not None and not callable(value):
+                raise TypeError(f"{hook} must be callable or None, not {value!r}")
+        _check_compaction(self.compact, self.compact_at_tokens, self.estimate_tokens)
         tools = {} if self.tools is None else self.tools
         for name, tool in tools.items():
             if type(name) is not str or not callable(tool):
@@ -120,6 +163,20 @@ class LoopSettings:
             _set(self, "adapter", get_adapter(self.adapter))
         if self.handlers is not None:
             _set(self, "handlers", MappingProxyType(check_handlers(self.handlers)))
+        if self.approvals is not None:
+            _set(self, "approvals", MappingProxyType(check_approvals(self.approvals)))
+
+
+def _check_compaction(compact: Any, at: Any, estimate: Any) -> None:
+    """Refuse a threshold that is no positive int, or one (or an estimate) without its partner."""
+    if at is None:
+        if estimate is not None:
+            raise ValueError("estimate_tokens measures for compact_at_tokens: set that too")
+        return
+    if type(at) is not int or at < 1:
+        raise ValueError(f"compact_at_tokens must be an int of at least 1, not {at!r}")
+    if compact is None:
+        raise ValueError("compact_at_tokens needs compact=: the function that compacts")
 
 
 def _check_journal(journal: Any, run_id: Any) -> None:

@@ -14,19 +14,26 @@ from typing import Any
 from stopkit._stop import Stop, ToolCall, ToolResult, Usage
 
 __all__ = [
+    "BudgetWarning",
+    "Compacted",
     "Escalated",
     "Escalation",
+    "HookStopped",
     "LoopEnded",
     "LoopEvent",
     "ModelCallFailed",
     "ModelReplied",
     "Outcome",
+    "Spent",
     "Termination",
     "TextDelta",
     "ToolCalled",
+    "ToolDeferred",
+    "ToolDenied",
     "ToolReturned",
     "ToolRun",
     "TurnStarted",
+    "UsageUnknown",
 ]
 
 
@@ -36,7 +43,8 @@ class Termination(StrEnum):
     The first five follow the last reply's `StopReason`; the next four are the safety nets;
     the next two end a run that did not finish: `model_error` (only on `ModelCallError.outcome`)
     and `cancelled` (only on the `LoopEnded` event of a run cancelled or interrupted);
-    `needs_attention` ends a durable run that must not go on by itself.
+    `needs_attention` ends a durable run that must not go on by itself; the last three are the
+    loop's controls: the `budget`, a hook, and a tool call waiting for a person's approval.
 
     Example:
         >>> Termination("max_turns") is Termination.MAX_TURNS
@@ -71,6 +79,15 @@ class Termination(StrEnum):
     False)`) that started before the crash and has no recorded result: it may or may not have
     happened. The run stops before running anything of that turn; `escalation.reason` names the
     step, and the journal keeps the run as `needs_attention` until a person settles the call."""
+    BUDGET_EXCEEDED = "budget_exceeded"
+    """The run spent its `budget` (tokens or cost): ended before the model call past it, with
+    the partial outcome and the last reply's text, as for `max_turns`."""
+    STOPPED_BY_HOOK = "stopped_by_hook"
+    """`before_model_call`, `before_tool_call` or `approve` raised: `Outcome.stopped_by` says
+    which, with the exception."""
+    AWAITING_APPROVAL = "awaiting_approval"
+    """`approve` deferred a tool call (`stopkit.Defer`): `Outcome.pending_calls` wait for a
+    person's decision; `stopkit.resume_loop(outcome, approvals=...)` continues the run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +151,12 @@ class Outcome:
     """The part of `usage` spent on replies the loop threw away: a reply a handler retried
     (`Retry`, e.g. a truncated one retried with a higher `max_tokens`) and a summing-up call's
     reply that could not be used. None when no discarded reply said any count."""
+    pending_calls: tuple[ToolCall, ...] = ()
+    """The calls waiting for a person's decision (`awaiting_approval`), in the reply's order."""
+    stopped_by: HookStopped | None = None
+    """The hook that stopped the run (`stopped_by_hook`), with what it raised."""
+    _paused: Any = field(default=None, compare=False, repr=False)
+    """What `resume_loop` continues a run awaiting approval from (internal)."""
 
     @property
     def ok(self) -> bool:
@@ -217,6 +240,104 @@ class LoopEnded:
     """The run's `Outcome`: the only place a cancelled run's transcript is reported."""
 
 
+@dataclass(frozen=True, slots=True)
+class Spent:
+    """What a run has spent so far, as its replies reported it (the `budget`'s tally).
+
+    Example:
+        >>> Spent(tokens=1200, cost=0.0, unknown=0).tokens
+        1200
+    """
+
+    tokens: int
+    """Input plus output tokens of every reply, counted as each wire format reports them."""
+    cost: float
+    """What `Budget.cost` made of the replies' usage (0.0 without a `cost`)."""
+    unknown: int
+    """How many replies did not say their input or output tokens: spend not counted."""
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetWarning:
+    """The run has spent `warn_at` of its budget (emitted once per run)."""
+
+    turn: int
+    """The model call about to be made."""
+    spent: Spent
+    max_tokens: int | None
+    max_cost: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUnknown:
+    """A reply did not say what it cost: its `missing` counts are not in the budget's tally."""
+
+    turn: int
+    stop: Stop
+    missing: tuple[str, ...]
+    """The `Usage` fields the reply left unsaid (`input_tokens`, `output_tokens`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Compacted:
+    """`compact` replaced the transcript before a model call: the sizes before and after."""
+
+    turn: int
+    """The model call the compacted transcript is sent to."""
+    messages_before: int
+    messages_after: int
+    tokens_before: int
+    """What passed `compact_at_tokens`: the estimate, else the last reply's prompt tokens."""
+    tokens_after: int | None
+    """The estimate of the new transcript (`estimate_tokens`); None without one."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDenied:
+    """`approve` denied a call: it is answered with the error result `denied: <reason>`."""
+
+    turn: int
+    call: ToolCall
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDeferred:
+    """`approve` deferred a call to a person: the run ends `awaiting_approval` after the turn."""
+
+    turn: int
+    call: ToolCall
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HookStopped:
+    """A hook raised to stop the run: `before_model_call`, `before_tool_call` or `approve`.
+
+    Example:
+        >>> stopped = HookStopped(3, "before_model_call", RuntimeError("quota spent"), None)
+        >>> stopped.reason
+        'before_model_call raised RuntimeError: quota spent'
+    """
+
+    turn: int
+    hook: str
+    error: BaseException
+    """What the hook raised (kept as raised)."""
+    call: ToolCall | None
+    """The tool call it was asked about (None for `before_model_call`)."""
+
+    @property
+    def reason(self) -> str:
+        """Say which hook stopped the run and with what, in words."""
+        try:
+            text = str(self.error)
+        except Exception:  # a broken __str__ must not hide which hook stopped the run
+            text = ""
+        error = f"{type(self.error).__name__}: {text}" if text else type(self.error).__name__
+        return f"{self.hook} raised {error}"
+
+
 LoopEvent = (
     TurnStarted
     | TextDelta
@@ -226,5 +347,11 @@ LoopEvent = (
     | ToolReturned
     | Escalated
     | LoopEnded
+    | BudgetWarning
+    | UsageUnknown
+    | Compacted
+    | ToolDenied
+    | ToolDeferred
+    | HookStopped
 )
 """Every event `on_event` can receive."""

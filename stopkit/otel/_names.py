@@ -8,6 +8,7 @@ The `stopkit.*` names are stopkit's own, for what the conventions have no name f
 
 from __future__ import annotations
 
+from stopkit._counting import REASONING_APART, prompt_tokens
 from stopkit._stop import StopReason, Usage
 
 __all__ = [
@@ -65,6 +66,19 @@ MAX_TOKENS_OLD = "stopkit.max_tokens.old"
 MAX_TOKENS_NEW = "stopkit.max_tokens.new"
 PAUSES = "stopkit.pauses"
 ESCALATION = "stopkit.escalation.reason"
+# The loop's controls (the budget, compaction, the hooks, approval).
+BUDGET_TOKENS = "stopkit.budget.spent_tokens"
+BUDGET_COST = "stopkit.budget.spent_cost"
+BUDGET_UNKNOWN = "stopkit.budget.unknown_replies"
+BUDGET_MAX_TOKENS = "stopkit.budget.max_tokens"
+BUDGET_MAX_COST = "stopkit.budget.max_cost"
+USAGE_MISSING = "stopkit.usage.missing"
+MESSAGES_BEFORE = "stopkit.compaction.messages_before"
+MESSAGES_AFTER = "stopkit.compaction.messages_after"
+TOKENS_BEFORE = "stopkit.compaction.tokens_before"
+TOKENS_AFTER = "stopkit.compaction.tokens_after"
+CONTROL_REASON = "stopkit.reason"
+HOOK = "stopkit.hook"
 
 # --- metrics (gen-ai-metrics.md: names, units, the advised explicit bucket boundaries) -----
 TOKEN_USAGE = "gen_ai.client.token.usage"
@@ -122,12 +136,6 @@ FINISH_REASONS: dict[StopReason, str] = {
     StopReason.PAUSED: "paused",
 }
 
-# Wire formats whose input count leaves out cache reads and writes, and whose output count
-# leaves out reasoning (stopkit's `Usage` keeps each format's own way; the conventions' input
-# count includes cached tokens and the output count includes reasoning).
-_INPUT_APART = frozenset({"anthropic", "bedrock"})
-_REASONING_APART = frozenset({"gemini"})
-
 
 def provider_name(adapter: str) -> str:
     """Return the `gen_ai.provider.name` for a stopkit adapter name.
@@ -174,13 +182,11 @@ def usage_attributes(adapter: str, usage: Usage) -> dict[str, int]:
     out: dict[str, int] = {}
     read, write = usage.cache_read_tokens, usage.cache_write_tokens
     reasoning = usage.reasoning_tokens
-    tokens_in, tokens_out = usage.input_tokens, usage.output_tokens
+    tokens_in, tokens_out = prompt_tokens(adapter, usage), usage.output_tokens
     if tokens_in is not None:
-        if adapter in _INPUT_APART:
-            tokens_in += (read or 0) + (write or 0)
         out[INPUT_TOKENS] = tokens_in
     if tokens_out is not None:
-        if adapter in _REASONING_APART:
+        if adapter in REASONING_APART:
             tokens_out += reasoning or 0
         out[OUTPUT_TOKENS] = tokens_out
     if reasoning is not None:

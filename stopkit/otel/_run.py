@@ -7,7 +7,8 @@ decisions are events on the agent span, named `stopkit.<what>`: `stopkit.retry` 
 thrown away and the call made again: the old and new `max_tokens`, what the thrown-away reply
 cost), `stopkit.discard` (an unusable summing-up reply), `stopkit.resume`, `stopkit.escalation`,
 one named after the safety net that ended the run (`stopkit.max_turns`, `stopkit.deadline`,
-`stopkit.loop_detected`, `stopkit.pause_limit`), and `stopkit.empty_final_answer`.
+`stopkit.loop_detected`, `stopkit.pause_limit`, `stopkit.budget_exceeded`), what the loop's
+controls did (`_controls.py`), and `stopkit.empty_final_answer`.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from stopkit._adapter import Adapter
 from stopkit._stop import Stop, ToolCall, ToolResult, Usage
-from stopkit.loop._executor import error_kind
+from stopkit.loop._error_kinds import error_kind
 from stopkit.loop._settings import LoopSettings
-from stopkit.loop.events import Escalation, Outcome, Termination
+from stopkit.loop.events import Escalation, LoopEvent, Outcome, Termination
 from stopkit.otel import _names as n
 from stopkit.otel._call import ModelCall, error_type
 from stopkit.otel._content import input_messages, scrub_text, tool_arguments, tool_result
+from stopkit.otel._controls import control_event
 from stopkit.otel._telemetry import Telemetry, safe
 
 __all__ = ["RunTrace"]
@@ -38,6 +40,7 @@ _BOUNDS = frozenset(
         Termination.DEADLINE,
         Termination.LOOP_DETECTED,
         Termination.PAUSE_LIMIT,
+        Termination.BUDGET_EXCEEDED,
     }
 )
 # What ended a run in error (status error, `error.type`); every other ending is the loop's
@@ -196,6 +199,12 @@ class RunTrace:
             n.TURN: escalation.turn,
         }
         self.span.add_event("stopkit.escalation", attributes)
+
+    @safe
+    def control(self, event: LoopEvent) -> None:
+        told = control_event(event)
+        if told is not None:
+            self.span.add_event(*told)
 
     # --- ending -----------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from stopkit import (
     Termination,
     ToolResult,
 )
-from stopkit.loop._run import SYNTHESIZE_PROMPT
+from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.loop.handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel, ScriptExhausted
 from tests.loop._fake import FAKE, USER, FakeAdapter, add, boom, call, reply, results_of

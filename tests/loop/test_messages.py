@@ -13,7 +13,7 @@ import pytest
 
 import stopkit
 from stopkit import DEFAULT_HANDLERS, StopReason
-from stopkit.loop._run import SYNTHESIZE_PROMPT
+from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.loop.handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel
 from tests._adapters import NAMES

@@ -17,10 +17,9 @@ import pytest
 
 import stopkit
 from stopkit import DEFAULT_HANDLERS, StopReason, Termination
-from stopkit.loop._run import SYNTHESIZE_PROMPT
+from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
-    PROVIDERS,
     TOOLS,
     OpenAIChat,
     OpenAIResponses,
@@ -30,12 +29,6 @@ from tests.loop._shapes import (
     paris,
     tokyo,
 )
-
-
-@pytest.fixture(params=PROVIDERS, ids=lambda p: p.name)
-def p(request: pytest.FixtureRequest) -> Shapes:
-    provider: Shapes = request.param
-    return provider
 
 
 def run(p: Shapes, script: Sequence[Any], **settings: Any) -> tuple[stopkit.Outcome, ScriptedModel]:

@@ -27,6 +27,8 @@ class RunStatus(StrEnum):
     """A non-idempotent tool call started and has no result: a person must check it."""
     INTERRUPTED = "interrupted"
     """The run was cancelled or interrupted; a rerun resumes it."""
+    AWAITING_APPROVAL = "awaiting_approval"
+    """`approve` deferred a tool call: a rerun with `approvals=` (or `resume_loop`) goes on."""
 
 
 @dataclass(frozen=True, slots=True)

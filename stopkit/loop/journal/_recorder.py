@@ -44,6 +44,7 @@ _STATUS = {
     "model_error": RunStatus.FAILED,
     "cancelled": RunStatus.INTERRUPTED,
     "needs_attention": RunStatus.NEEDS_ATTENTION,
+    "awaiting_approval": RunStatus.AWAITING_APPROVAL,
 }
 
 

@@ -1,0 +1,234 @@
+"""Tool permissions: `approve(call)` and `before_tool_call(call, ctx)` before each call runs.
+
+`ToolGate` is asked about every tool call the executor would run (after the calls it answers
+itself: a recorded one, a repeated id, a passed deadline). First the decision: one given ahead
+in `approvals` (by call id, used once), else `approve(call)` — `True` runs it, `False` or a
+`str` denies it (the call is answered `denied: ...`, its siblings still run), `Defer()` leaves
+it to a person (the run ends `awaiting_approval` once the turn's other calls are done). Then,
+for a call that will run, the `before_tool_call` hook. A hook or `approve` that raises stops
+the run (`stopped_by_hook`): the call and those not started yet are answered `not run`
+(`Halted`: not the calls' results, so a journal does not keep them and a rerun asks again).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+from stopkit._stop import ToolCall, ToolResult
+from stopkit.loop._runner import deadline_passed, error_result, seconds_left
+from stopkit.loop.events import HookStopped, LoopEvent, ToolDeferred, ToolDenied
+
+__all__ = ["Approval", "Defer", "Deferred", "Halted", "ToolGate", "check_approvals"]
+
+DEADLINE_PASSED = "not run: the run's deadline has passed"
+
+
+@dataclass(frozen=True, slots=True)
+class Defer:
+    """What `approve` returns to leave a tool call to a person: the run stops and waits.
+
+    The run ends with `Termination.AWAITING_APPROVAL` once the turn's other calls are done,
+    `Outcome.pending_calls` listing the calls waiting; `stopkit.resume_loop(outcome,
+    approvals={call_id: True | False | "why not"})` goes on from there.
+
+    Example:
+        >>> def approve(call):
+        ...     return Defer("moves money") if call.name == "transfer" else True
+    """
+
+    reason: str | None = None
+    """Why a person must decide (for the `ToolDeferred` event and whoever reviews it)."""
+
+
+Approval: TypeAlias = bool | str | Defer
+"""What `approve(call)` returns: True (run it), False or a str (deny it, saying why), Defer()."""
+
+_ASK = object()  # no decision given ahead: ask `approve`
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """The gate's answer for a deferred call: the placeholder result its handler is given."""
+
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class Halted:
+    """The gate's answer for a call the stopped run leaves unrun: never recorded in a journal."""
+
+    result: ToolResult
+
+
+Verdict: TypeAlias = ToolResult | Deferred | Halted | None
+"""None: run the call; a `ToolResult`: answer it with that; `Deferred`: leave it to a person;
+`Halted`: the run was stopped, the call is not run."""
+
+
+def check_approvals(approvals: Any, name: str = "approvals") -> dict[str, bool | str]:
+    """Return `approvals` as a dict of call id -> True, False or a str; raise on anything else.
+
+    Example:
+        >>> check_approvals({"call_1": True, "call_2": "not on Fridays"})
+        {'call_1': True, 'call_2': 'not on Fridays'}
+    """
+    if not isinstance(approvals, Mapping):
+        raise TypeError(f"{name} must map call ids to True, False or a str, not {approvals!r}")
+    checked: dict[str, bool | str] = {}
+    for call_id, decision in approvals.items():
+        if type(call_id) is not str or type(decision) not in (bool, str):
+            raise TypeError(
+                f"{name} maps call ids (str) to True (run it), False or a str (deny it, saying "
+                f"why); got {call_id!r}: {decision!r}"
+            )
+        checked[call_id] = decision
+    return checked
+
+
+def _sync(value: Any, hook: str) -> Any:
+    """Return what a hook returned in `run_loop`, refusing an awaitable (an async hook)."""
+    if inspect.isawaitable(value):
+        close = getattr(value, "close", None)
+        if close is not None:
+            close()  # no "coroutine was never awaited" warning
+        raise TypeError(f"{hook} is async: use `await stopkit.arun_loop(...)`")
+    return value
+
+
+class ToolGate:
+    """Decides, per tool call of a run, whether it runs: `approve`, `approvals`, the hook.
+
+    The executor tells it the turn and the handler's context (`handling`), asks `check` (in
+    `run_loop`) or `acheck` (in `arun_loop`) per call, and reads `deferred` and `stopped`
+    after the handler returned.
+    """
+
+    def __init__(
+        self,
+        approve: Callable[[ToolCall], Any] | None,
+        before_tool_call: Callable[[ToolCall, Any], Any] | None,
+        approvals: Mapping[str, bool | str] | None,
+        deadline_at: float | None,
+        emit: Callable[[LoopEvent], Any] | None,
+    ) -> None:
+        self.approve = approve
+        self.before = before_tool_call
+        self.approvals = dict(approvals or {})  # used once each, then gone
+        # Whether there is anything to ask about a call (most runs have nothing).
+        self.active = approve is not None or before_tool_call is not None or bool(approvals)
+        self.deadline_at = deadline_at
+        self.emit = emit
+        self.turn = 0
+        self.ctx: Any = None
+        self.deferred: list[ToolCall] = []
+        self.stopped: HookStopped | None = None
+
+    def decide_ahead(self, approvals: Mapping[str, bool | str]) -> None:
+        """Take decisions given ahead by call id (a resumed run's), each used once."""
+        self.approvals = dict(approvals)
+        self.active = True
+
+    def handling(self, turn: int, ctx: Any) -> None:
+        """Say which turn's calls come next, and the context their hook is given."""
+        self.turn = turn
+        self.ctx = ctx
+        self.deferred = []
+
+    # --- the decision, sync and async --------------------------------------------------------
+
+    def check(self, call: ToolCall) -> Verdict:
+        """Decide about `call` in `run_loop`: None to run it, else how it is answered."""
+        if self.stopped is not None:
+            return self._halted(call, self.stopped)
+        decision = self.approvals.pop(call.id, _ASK)
+        if decision is _ASK and self.approve is not None:
+            try:
+                decision = self.approve(call)
+            except Exception as exc:
+                return self._stop("approve", call, exc)
+            decision = _sync(decision, "approve")
+        verdict = self._verdict(call, decision)
+        if verdict is not None or self.before is None:
+            return verdict
+        try:
+            value = self.before(call, self.ctx)
+        except Exception as exc:
+            return self._stop("before_tool_call", call, exc)
+        _sync(value, "before_tool_call")
+        return None
+
+    async def acheck(self, call: ToolCall) -> Verdict:
+        """Decide about `call` in `arun_loop` (hooks may be async, bounded by the deadline)."""
+        if self.stopped is not None:
+            return self._halted(call, self.stopped)
+        decision = self.approvals.pop(call.id, _ASK)
+        if decision is _ASK and self.approve is not None:
+            try:
+                decision = await self._awaited(self.approve(call))
+            except Exception as exc:
+                return self._failed("approve", call, exc)
+        verdict = self._verdict(call, decision)
+        if verdict is not None or self.before is None:
+            return verdict
+        try:
+            await self._awaited(self.before(call, self.ctx))
+        except Exception as exc:
+            return self._failed("before_tool_call", call, exc)
+        return None
+
+    async def _awaited(self, value: Any) -> Any:
+        """Await what a hook returned when it is awaitable, no longer than the deadline allows."""
+        if not inspect.isawaitable(value):
+            return value
+        left = seconds_left(self.deadline_at)
+        if left is None:
+            return await value
+        import asyncio  # here, not at module level: `import stopkit` stays light
+
+        return await asyncio.wait_for(value, max(0.0, left))
+
+    def _failed(self, hook: str, call: ToolCall, exc: Exception) -> ToolResult | Halted:
+        """Answer a call whose async hook raised, or ran into the deadline."""
+        if isinstance(exc, TimeoutError) and deadline_passed(self.deadline_at):
+            return error_result(call, DEADLINE_PASSED)
+        return self._stop(hook, call, exc)
+
+    # --- what a decision means ---------------------------------------------------------------
+
+    def _verdict(self, call: ToolCall, decision: Any) -> Verdict:
+        """Turn a decision into a verdict; anything but an `Approval` is a `TypeError`."""
+        if decision is True or decision is _ASK:
+            return None
+        if decision is False or type(decision) is str:
+            reason = "not approved" if decision is False else decision
+            if self.emit is not None:
+                self.emit(ToolDenied(self.turn, call, reason))
+            return error_result(call, f"denied: {reason}" if reason else "denied")
+        if type(decision) is Defer:
+            self.deferred.append(call)
+            if self.emit is not None:
+                self.emit(ToolDeferred(self.turn, call, decision.reason))
+            return Deferred(error_result(call, "not run: awaiting a person's approval"))
+        hint = " (an instance: Defer() or Defer('why'))" if decision is Defer else ""
+        raise TypeError(
+            f"approve returned {decision!r} for the call {call.name!r} (id {call.id!r}); it "
+            "must return True (run it), False or a str (deny it, saying why), or "
+            f"stopkit.Defer(){hint} (leave it to a person)"
+        )
+
+    def _stop(self, hook: str, call: ToolCall, exc: Exception) -> Halted:
+        """Stop the run because `hook` raised about `call`; answer the call `not run`."""
+        stopped = HookStopped(self.turn, hook, exc, call)
+        if self.stopped is None:
+            self.stopped = stopped
+            if self.emit is not None:
+                self.emit(stopped)
+        return self._halted(call, stopped)
+
+    @staticmethod
+    def _halted(call: ToolCall, stopped: HookStopped) -> Halted:
+        """Answer a call the stopped run leaves unrun, saying what stopped it."""
+        return Halted(error_result(call, f"not run: the run was stopped ({stopped.reason})"))

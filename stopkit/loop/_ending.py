@@ -1,0 +1,80 @@
+"""How a run ends: the outcome as it stands, after the opt-in summing-up call.
+
+`end(run, termination)` is the one way the engine ends a run that had a reply to act on: when
+the final answer is empty and `synthesize_on_empty_final` is set, it first makes one tool-less
+model call asking the model to sum up (`synthesize`); an empty final answer is logged at INFO.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from typing import Any
+
+from stopkit.loop._requests import Request
+from stopkit.loop._run import APPEND_ON_FINISH, Run
+from stopkit.loop.events import Outcome, Termination
+from stopkit.loop.handlers import as_list, user_message
+
+__all__ = ["SYNTHESIZE_PROMPT", "end", "synthesize"]
+
+logger = logging.getLogger("stopkit.loop")
+
+SYNTHESIZE_PROMPT = (
+    "Your last reply was empty. Sum up what you did and found so far, as your final answer "
+    "to the user. Do not call any tools."
+)
+"""What the opt-in summing-up call (`synthesize_on_empty_final`) asks the model."""
+
+# The endings after which the summing-up call may be made (never after a filtered or unknown
+# reply, a truncated one, a passed deadline or a spent budget).
+_SYNTHESIZE_AFTER = frozenset(
+    {
+        Termination.COMPLETED,
+        Termination.STOP_SEQUENCE,
+        Termination.MAX_TURNS,
+        Termination.LOOP_DETECTED,
+        Termination.PAUSE_LIMIT,
+    }
+)
+
+
+def end(
+    run: Run, termination: Termination, text: str | None = None
+) -> Generator[Request, Any, Outcome]:
+    """End `run` with `termination` and `text` (default: the last reply's); return the outcome."""
+    if text is None:
+        text = run.last_stop.text if run.last_stop is not None else ""
+    if (
+        text == ""
+        and run.settings.synthesize_on_empty_final
+        and termination in _SYNTHESIZE_AFTER
+        and run.adapter is not None
+        and not run.tally.exceeded(run.turn + 1)
+    ):
+        text = yield from synthesize(run)
+    if text == "":
+        logger.info(
+            "stopkit: the run ended with an empty final answer "
+            "(termination %s, turn %d, %d tool calls)",
+            termination.value,
+            run.turn,
+            len(run.tools.runs),
+        )
+    return run.finish(termination, text)
+
+
+def synthesize(run: Run) -> Generator[Request, Any, str]:
+    """Make the one extra, tool-less call asking the model to sum up; return its text."""
+    adapter = run.adapter
+    assert adapter is not None
+    messages = [*run.transcript, user_message(adapter, SYNTHESIZE_PROMPT)]
+    # `tool_choice="none"` is the documented override meaning "no tool may be called".
+    overrides = {**run.base, "tool_choice": "none"}
+    stop = yield from run.model_turn(overrides, messages)
+    if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
+        run.discard(stop)
+        return ""
+    messages.extend(as_list(adapter.assistant_message(stop)))
+    run.transcript[:] = messages
+    return stop.text
