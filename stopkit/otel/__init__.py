@@ -48,8 +48,8 @@ Finish reasons: `tool_request` -> `tool_call`, `completed` and `stop_sequence` -
 no well-known value in the conventions: it is written as `paused`.
 
 `gen_ai.provider.name`: `anthropic`, `openai` (`openai.chat` with every OpenAI-compatible
-dialect, and `openai.responses`), `gcp.gen_ai` (`gemini`, backend unknown; a wrapped
-google-genai client says `gcp.gemini` or `gcp.vertex_ai`), `aws.bedrock` (`bedrock` and
+dialect, `openai.responses` and `openai.agents`), `gcp.gen_ai` (`gemini`, backend unknown; a
+wrapped google-genai client says `gcp.gemini` or `gcp.vertex_ai`), `aws.bedrock` (`bedrock` and
 `bedrock.invoke`), `cohere`, `ollama`;
 any other adapter's own name.
 
