@@ -100,7 +100,8 @@ if TYPE_CHECKING:
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._replay import ReplayTransport
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+"""This stopkit's version; the one place it is written (the package build reads it from here)."""
 
 __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.py pins
     "Action",

@@ -48,8 +48,10 @@ def detect(reply: Any) -> Adapter:
 # class. Used only with the built-in adapters alone (a user adapter is tried first, and may
 # claim anything) and only after that adapter claims the object at hand too; then no earlier
 # adapter could have claimed it, as the fields they test are fixed by the class (`type`,
-# `object`, `choices`, `candidates`). Saves trying the adapters before it (~0.3 us each).
-_SDK_PACKAGES = ("anthropic.", "openai.", "google.genai.")
+# `object`, `choices`, `candidates`). Saves trying the adapters before it (~0.3 us each). The
+# frameworks' objects (pydantic-ai, the OpenAI Agents SDK) hold none of those fields, so every
+# wire adapter refuses them by class too; their adapters come last, after every refusal.
+_SDK_PACKAGES = ("anthropic.", "openai.", "google.genai.", "pydantic_ai.", "agents.")
 # class -> (the detection order it was seen under, the adapter); an entry from another order
 # (adapters registered or removed since) is ignored, so no lock is needed.
 _by_class: dict[type, tuple[tuple[Adapter, ...], Adapter]] = {}

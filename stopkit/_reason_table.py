@@ -1,7 +1,8 @@
 """The reason x provider table, generated from the adapters' own mapping tables.
 
-The README embeds its output between markers, and a test checks they agree, so the documented
-mapping can never drift from the code. `stopkit table` prints it.
+The docs embed its parts between markers (the matrix on the providers page, each adapter's rows
+on its own page), and a test checks they agree, so the documented mapping can never drift from
+the code. `stopkit table` prints the whole of it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from stopkit._registry import _BUILTIN, get_adapter
 from stopkit._stop import StopReason
 
-__all__ = ["reason_table"]
+__all__ = ["adapter_table", "builtin_names", "reason_matrix", "reason_table"]
 
 Table = Mapping[str, tuple[StopReason, str | None]]
 
@@ -21,7 +22,14 @@ def _tables(adapter: object) -> Mapping[str, Table]:
     return tables
 
 
-def _matrix(names: list[str]) -> list[str]:
+def reason_matrix(names: list[str] | None = None) -> str:
+    """Return the Markdown matrix of reasons (rows) x adapters (columns): the raw values of each.
+
+    Example:
+        >>> reason_matrix(["anthropic"]).splitlines()[2]
+        '| `tool_request` | `tool_use` |'
+    """
+    names = builtin_names() if names is None else names
     lines = [
         "| reason | " + " | ".join(f"`{n}`" for n in names) + " |",
         "|---|" + "---|" * len(names),
@@ -37,16 +45,22 @@ def _matrix(names: list[str]) -> list[str]:
                     groups.append(raws if position == 0 else f"{title.split()[0]}: {raws}")
             cells.append("; ".join(groups) or "—")
         lines.append(f"| `{reason.value}` | " + " | ".join(cells) + " |")
-    return lines
+    return "\n".join(lines) + "\n"
 
 
 def _code(raw: str) -> str:
     return f"`{raw}`" if raw else '`""`'
 
 
-def _detail_rows(name: str) -> list[str]:
+def adapter_table(name: str) -> str:
+    """Return one adapter's rows: every raw value it maps, by field, then its streaming notes.
+
+    Example:
+        >>> adapter_table("ollama").splitlines()[2]
+        '| `done_reason` | `stop` | `completed` |  |'
+    """
     adapter = get_adapter(name)
-    lines = [f"**`{name}`**", "", "| field | raw value | reason | detail |", "|---|---|---|---|"]
+    lines = ["| field | raw value | reason | detail |", "|---|---|---|---|"]
     for title, table in _tables(adapter).items():
         for raw, (reason, detail) in table.items():
             lines.append(f"| `{title}` | {_code(raw)} | `{reason.value}` | {detail or ''} |")
@@ -54,8 +68,7 @@ def _detail_rows(name: str) -> list[str]:
     if notes:
         lines.append("")
         lines.extend(f"- Streaming: {note}" for note in notes)
-    lines.append("")
-    return lines
+    return "\n".join(lines) + "\n"
 
 
 def reason_table() -> str:
@@ -68,13 +81,21 @@ def reason_table() -> str:
     Example:
         >>> print(reason_table())  # doctest: +SKIP
     """
-    names = [name for name in _BUILTIN if _available(name)]
-    lines = _matrix(names)
-    lines += ["", "<details><summary>Every raw value, per adapter</summary>", ""]
-    for name in names:
-        lines += _detail_rows(name)
-    lines += ["</details>", ""]
-    return "\n".join(lines)
+    names = builtin_names()
+    parts = [reason_matrix(names), "<details><summary>Every raw value, per adapter</summary>\n"]
+    parts += [f"**`{name}`**\n\n{adapter_table(name)}" for name in names]
+    parts.append("</details>\n")
+    return "\n".join(parts)
+
+
+def builtin_names() -> list[str]:
+    """Return the names of the built-in adapters that load here, in detection order.
+
+    Example:
+        >>> builtin_names()[:2]
+        ['anthropic', 'openai.chat']
+    """
+    return [name for name in _BUILTIN if _available(name)]
 
 
 def _available(name: str) -> bool:

@@ -39,6 +39,9 @@ _BUILTIN: dict[str, str] = {
     # Framework objects, recognized by their class: no JSON body is ever theirs (empty
     # detect_keys), and no adapter above claims a LangChain object.
     "langchain": "stopkit.adapters.langchain:LangChainAdapter",
+    # pydantic-ai's and the OpenAI Agents SDK's objects, recognized by their class the same way.
+    "pydantic_ai": "stopkit.adapters.pydantic_ai:PydanticAIAdapter",
+    "openai.agents": "stopkit.adapters.openai_agents:OpenAIAgentsAdapter",
 }
 
 _lock = threading.RLock()

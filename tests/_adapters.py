@@ -6,6 +6,9 @@ its stop value (for the property tests), which event ends one of its streams, an
 streams are server-sent events on the wire. `tests/test_registry.py` pins the rows to the
 adapters stopkit registers, by reflection: a new built-in adapter fails that test until it has
 its row here, and then every cross-adapter suite covers it.
+
+An adapter of a framework's objects (which no payload file can hold) has its row in
+`FRAMEWORKS` instead (see `Framework`).
 """
 
 from __future__ import annotations
@@ -269,6 +272,16 @@ FRAMEWORKS: tuple[Framework, ...] = (
         "a LiteLLM reply is a litellm object whose JSON is a plain Chat body (read by "
         "openai.chat): the provider it came from lives in `_hidden_params`, outside the JSON; "
         "tests/test_litellm.py builds them",
+    ),
+    Framework(
+        "pydantic_ai",
+        "pydantic_ai",
+        "a pydantic-ai ModelResponse is a dataclass of part objects, detected by its class",
+    ),
+    Framework(
+        "openai.agents",
+        "openai_agents",
+        "a RunResult holds the run's agent, context and SDK items, detected by its class",
     ),
 )
 FRAMEWORK_NAMES: tuple[str, ...] = tuple(f.name for f in FRAMEWORKS)

@@ -119,7 +119,7 @@ def test_unreadable_partial_args_make_the_call_incomplete() -> None:
 
 
 def test_stream_notes_present() -> None:
-    """The adapter says how streaming differs, for the README's table."""
+    """The adapter says how streaming differs, for the docs' reason tables."""
     assert len(ADAPTER.stream_notes) >= 2
 
 

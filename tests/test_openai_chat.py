@@ -74,7 +74,7 @@ def test_every_table_value_has_a_payload_case() -> None:
 
 
 def test_tables_are_typed_and_titled() -> None:
-    """The adapter exposes its tables (for the README) and says how streaming differs."""
+    """The adapter exposes its tables (for the docs) and says how streaming differs."""
     assert ADAPTER.tables["finish_reason"] is FINISH_REASON
     for table in ADAPTER.tables.values():
         for raw, (reason, detail) in table.items():

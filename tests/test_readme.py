@@ -1,105 +1,59 @@
-"""The README tells the truth: its examples, its reason table and its test command.
+"""The README is a five-minute read that tells the truth, and hands the rest to the docs.
 
-Its examples run offline and print what it shows, its reason table is the adapters' own, and its
-test command is the one CI runs. `python tests/test_readme.py` rewrites the README's reason
-table from the adapters.
+Its examples run (with the docs' examples, in tests/test_docs.py); here: its length, its two
+commands, its three examples, its provider list, and that every link stays in the repository.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
-import sys
-from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
-START, END = "<!-- reason-table:start -->", "<!-- reason-table:end -->"
-
-_EXAMPLE = re.compile(
-    r"<!-- readme-example: (?P<name>[\w-]+) -->\n```python\n(?P<code>.*?)```\n\n```text\n"
-    r"(?P<out>.*?)```",
-    re.S,
-)
+from tests._markdown import DOCS, README, ROOT, examples
 
 
-def _examples() -> list[tuple[str, str, str]]:
-    return [(m["name"], m["code"], m["out"]) for m in _EXAMPLE.finditer(README.read_text())]
+def test_readme_is_short() -> None:
+    """The README stays at most 200 lines: the detail lives in the docs."""
+    assert len(README.read_text().splitlines()) <= 200
 
 
-def test_readme_has_examples() -> None:
-    """The README's runnable examples are found (a broken marker would silently skip them)."""
-    names = {name for name, _, _ in _examples()}
-    assert names >= {"normalize", "stream", "adapter", "handler", "otel"}
+def test_readme_shows_normalize_wrap_and_the_loop() -> None:
+    """The three ways in are the README's runnable examples, each about ten lines."""
+    found = {example.name: example for example in examples(README)}
+    assert set(found) == {"normalize", "wrap", "loop"}
+    for example in found.values():
+        assert len(example.code.splitlines()) <= 14, example.name
 
 
-@pytest.mark.parametrize(("name", "code", "out"), _examples(), ids=[e[0] for e in _examples()])
-def test_readme_example_prints_what_it_shows(name: str, code: str, out: str) -> None:
-    """Each README example runs offline and prints exactly the output shown under it."""
-    import stopkit
-
-    buffer = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(buffer):
-            exec(compile(code, f"README:{name}", "exec"), {"__name__": f"readme_{name}"})
-    finally:
-        for adapter in list(stopkit.registered_adapters()):
-            if adapter.name == "echo":
-                stopkit.unregister_adapter("echo")
-    assert buffer.getvalue() == out
-
-
-def test_every_python_block_compiles() -> None:
-    """Every Python block in the README is valid Python, including those that need an API key."""
-    for i, block in enumerate(re.findall(r"```python\n(.*?)```", README.read_text(), re.S)):
-        compile(block, f"README block {i}", "exec")
-
-
-def _table_in_readme() -> str:
-    text = README.read_text()
-    return text[text.index(START) + len(START) : text.index(END)].strip("\n")
-
-
-def test_reason_table_is_generated_from_the_adapters() -> None:
-    """The README's reason x provider table is exactly what the adapters' tables say."""
-    from stopkit._reason_table import reason_table
-
-    assert _table_in_readme() == reason_table().strip("\n"), (
-        "README reason table is stale: run `python tests/test_readme.py`"
-    )
+def test_readme_opens_with_the_two_commands() -> None:
+    """The first two code blocks are the offline demo and the test command."""
+    first, second = re.findall(r"```bash\n(.*?)\n```", README.read_text(), re.S)[:2]
+    assert "examples/quickstart.py" in first
+    assert "stopkit demo" in first
+    assert second.endswith("pip install -e '.[dev]' && python -m pytest -q")
 
 
 def test_ci_runs_the_readme_test_command() -> None:
     """.ci/run runs the very test command the README gives."""
-    readme = README.read_text()
-    command = re.search(r"pip install -e '\.\[dev\]' && python -m pytest[^\n`]*", readme)
+    text = README.read_text()
+    command = re.search(r"pip install -e '\.\[dev\]' && python -m pytest[^\n`]*", text)
     assert command is not None
     assert command.group(0) in (ROOT / ".ci" / "run").read_text()
 
 
-def test_readme_lists_every_watched_wrap_form() -> None:
-    """Every call form the wrap tests watch is named in the README's list, and nothing else."""
-    from tests.wrap.forms import FORMS
-
+def test_readme_links_stay_in_the_repository() -> None:
+    """Every relative link names a file of the repository; nothing points outside it."""
     text = README.read_text()
-    listed = text[text.index("<!-- wrap-forms:start -->") : text.index("<!-- wrap-forms:end -->")]
-    named = set(re.findall(r"`([\w.()]+)`", listed)) - {"beta.messages", "client.aio"}
-    assert named == {form.name for form in FORMS}
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert links
+    for link in links:
+        assert not link.startswith(("http:", "https:", "/", "..")), link
+        assert (ROOT / link).is_file(), link
+    assert "../" not in text
+    assert "design notes" not in text.lower()
 
 
-def _rewrite_table() -> None:
-    from stopkit._reason_table import reason_table
-
-    text = README.read_text()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}\n{reason_table().strip()}\n{END}{tail}")
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
-    _rewrite_table()
-    print(f"rewrote the reason table in {README}")
+def test_readme_lists_every_provider_page() -> None:
+    """Each provider page of the docs is linked from the README's provider list."""
+    linked = set(re.findall(r"\]\((docs/providers/[\w-]+\.md)\)", README.read_text()))
+    pages = {p.relative_to(ROOT).as_posix() for p in (DOCS / "providers").glob("*.md")}
+    assert linked == pages

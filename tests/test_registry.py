@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 from pathlib import Path
+from typing import Any
 
 import stopkit
 from tests._adapters import BUILTINS, BY_FOLDER, FRAMEWORK_NAMES, FRAMEWORKS, NAMES
-from tests._payloads import PAYLOADS
+from tests._payloads import PAYLOADS, load_cases
 
 
 def _shipped() -> list[str]:
@@ -41,3 +44,29 @@ def test_each_framework_row_names_its_module_and_test_module() -> None:
         assert (Path(__file__).parent / f"test_{row.module}.py").is_file(), row.name
         assert row.why, row.name
         assert row.module not in BY_FOLDER, row.name
+
+
+@functools.cache
+def _forms(folder: str) -> Any:
+    try:
+        return importlib.import_module(f"tests.sdk_forms.{folder}")
+    except ModuleNotFoundError:
+        return None
+
+
+def test_a_framework_adapter_claims_no_recorded_reply() -> None:
+    """No recorded reply or first stream event, as JSON or as the SDK's object, is a framework's."""
+    adapters = [stopkit.get_adapter(row.name) for row in FRAMEWORKS]
+    for case in load_cases():
+        forms = _forms(case.folder)
+        if case.is_stream:
+            events = case.data["events"][:1]
+            to_event = getattr(forms, "to_sdk_event", lambda e: None)
+            seen = [*events, *(to_event(e) for e in events)]
+            assert not any(a.detects_event(e) for a in adapters for e in seen), case.id
+        else:
+            reply = case.data["reply"]
+            seen = [reply]
+            if forms is not None and case.data.get("sdk") is not False:
+                seen.append(forms.to_sdk(reply))
+            assert not any(a.detects(r) for a in adapters for r in seen), case.id

@@ -28,5 +28,6 @@ STOP_REASONS: dict[str, Verdict] = {
     "pause_turn": (StopReason.PAUSED, "server_tool_limit"),
     "compaction": (StopReason.PAUSED, "compaction"),
 }
+"""`stop_reason` -> (reason, detail): the table the Anthropic page shows."""
 
 RULES = Rules(PROVIDER, "stop_reason", STOP_REASONS)

@@ -39,6 +39,7 @@ STOP_REASONS: dict[str, Verdict] = {
     "malformed_tool_use": (StopReason.UNKNOWN, "error"),
     "model_context_window_exceeded": (StopReason.OUTPUT_LIMIT, "context_window"),
 }
+"""Converse `stopReason` -> (reason, detail): the table the Bedrock page shows."""
 
 # Source: the same service-2.json, shape "ConverseStreamOutput": the exception members a
 # ConverseStream can deliver in place of its events. Each one ends the stream.
@@ -49,6 +50,7 @@ STREAM_ERRORS: dict[str, Verdict] = {
     "throttlingException": (StopReason.UNKNOWN, "error"),
     "serviceUnavailableException": (StopReason.UNKNOWN, "error"),
 }
+"""A ConverseStream exception event's name -> (reason, detail); each one ends the stream."""
 
 # Source: the Bedrock InvokeModel response headers/fields (`X-Amzn-Bedrock-GuardrailAction`,
 # "INTERVENED" | "NONE"), which Nova bodies and stream chunks carry as

@@ -26,5 +26,6 @@ FINISH_REASON: dict[str, Verdict] = {
     "ERROR": (StopReason.UNKNOWN, "error"),
     "TIMEOUT": (StopReason.UNKNOWN, "timeout"),
 }
+"""v2 chat `finish_reason` -> (reason, detail): the table the Cohere page shows."""
 
 RULES = Rules(PROVIDER, "finish_reason", FINISH_REASON)

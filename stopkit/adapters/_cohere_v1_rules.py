@@ -25,6 +25,7 @@ PROVIDER = "cohere.v1"
 # model generated a reply that was deemed toxic"; `USER_CANCEL`: the caller cancelled the request
 # before the reply was finished, so it is not an answer.
 FINISH_REASON: dict[str, Verdict] = COHERE_FINISH_REASON
+"""v1 chat `finish_reason` -> (reason, detail): v1's `FinishReason`, Cohere Command's too."""
 
 RULES = Rules(
     PROVIDER,

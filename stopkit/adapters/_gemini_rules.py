@@ -81,6 +81,7 @@ FINISH_REASONS: dict[str, Verdict] = {
     # The proto default, "unused": no real stop signal was given.
     "FINISH_REASON_UNSPECIFIED": (_R.UNKNOWN, "missing"),
 }
+"""`finishReason` -> (reason, detail): the table the Gemini page shows."""
 
 # Source: google-genai google/genai/types.py, `class BlockedReason` (8 members). Every value
 # means the prompt was refused before any candidate was generated.
@@ -95,6 +96,7 @@ BLOCK_REASONS: dict[str, Verdict] = {
     # The proto default; sent with no candidates, the prompt was still refused.
     "BLOCKED_REASON_UNSPECIFIED": (_R.FILTERED, "prompt_blocked"),
 }
+"""`promptFeedback.blockReason` -> (reason, detail): a blocked prompt, before any candidate."""
 
 # Integer encodings (proto JSON with `enum-encoding=int`, e.g. Google's Go clients). The two
 # APIs number their enums differently from 6 on. Gemini API: Candidate.FinishReason in

@@ -32,6 +32,7 @@ DONE_REASON: dict[str, Verdict] = {
     "unload": (StopReason.UNKNOWN, "missing"),
     "": (StopReason.UNKNOWN, "missing"),
 }
+"""Native `done_reason` -> (reason, detail): the table the Ollama page shows."""
 
 RULES = Rules(
     PROVIDER,

@@ -64,6 +64,7 @@ FINISH_REASON: dict[str, Verdict] = {
     # was filled, so a bigger max_tokens cannot help.
     "model_length": (_R.OUTPUT_LIMIT, "context_window"),
 }
+"""`finish_reason` -> (reason, detail), OpenAI's values and the compatible servers' own."""
 
 # The note each non-OpenAI finish_reason leaves, so a reader sees which dialect decided.
 DIALECT_NOTES: dict[str, str] = {
@@ -93,6 +94,7 @@ FINISH_DETAILS_TYPE: dict[str, Verdict] = {
     "stop": (_R.COMPLETED, None),
     "max_tokens": (_R.OUTPUT_LIMIT, "max_tokens"),
 }
+"""Legacy `finish_details.type` -> (reason, detail), read only when `finish_reason` is absent."""
 
 # Azure OpenAI `content_filter_results` categories with `filtered: true` (choice level), from
 # learn.microsoft.com/azure/ai-foundry/openai/concepts/content-filter. A category not listed
@@ -109,6 +111,7 @@ CONTENT_FILTER: dict[str, Verdict] = {
     "protected_material_code": (_R.FILTERED, "recitation"),
     "custom_blocklists": (_R.FILTERED, "guardrail"),
 }
+"""Azure `content_filter_results` category with `filtered: true` -> (reason, detail)."""
 
 # Azure `prompt_filter_results[i].content_filter_results` with `filtered: true`: the prompt
 # itself was blocked, whichever category said so.

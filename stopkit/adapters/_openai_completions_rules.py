@@ -36,6 +36,7 @@ _VALUES = (
     "eos",
 )
 FINISH_REASON: dict[str, Verdict] = {raw: chat.FINISH_REASON[raw] for raw in _VALUES}
+"""Legacy Completions `finish_reason` -> (reason, detail): Chat's entries, less its tool values."""
 
 RULES = Rules(
     PROVIDER,

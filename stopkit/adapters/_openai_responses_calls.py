@@ -30,14 +30,22 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.adapters._calls import parse_arguments, tool_call
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
-__all__ = ["CLIENT_CALL_TYPES", "OUTPUT_TYPE_OF", "answer", "answered_id", "call_of", "id_of"]
+__all__ = [
+    "CLIENT_CALL_TYPES",
+    "OUTPUT_TYPE_OF",
+    "answer",
+    "answered_id",
+    "answers",
+    "call_of",
+    "id_of",
+]
 
 #: call item type -> the input item type that carries its result back
 OUTPUT_TYPE_OF: dict[str, str] = {
@@ -50,7 +58,9 @@ OUTPUT_TYPE_OF: dict[str, str] = {
     "tool_search_call": "tool_search_output",
     "mcp_approval_request": "mcp_approval_response",
 }
+"""A client call item's `type` -> the input item `type` that carries its result back."""
 CLIENT_CALL_TYPES = frozenset(OUTPUT_TYPE_OF)
+"""The output item types that are calls the client must answer (a tool request)."""
 _OUTPUT_TYPES = frozenset(OUTPUT_TYPE_OF.values())
 
 # What a computer_call's arguments hold: one action, or a batch, and the safety checks.
@@ -119,6 +129,27 @@ def _approval(fields: Mapping[str, Any]) -> ToolCall:
             "error": call.error or error,
         }
     )
+
+
+def answers(items: Sequence[Any], results: Sequence[ToolResult]) -> list[dict[str, Any]]:
+    """Build one answer item per result, each of the kind its call item in `items` needs.
+
+    A result whose call id names no call item is answered as a function's.
+
+    Example:
+        >>> call = {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}
+        >>> answers([call], [ToolResult(call_id="c1", name="f", content="ok")])[0]["type"]
+        'function_call_output'
+    """
+    by_id: dict[str, Any] = {}
+    for item in items:
+        fields = wire(item)
+        kind = fields.get("type")
+        if type(kind) is str and kind in CLIENT_CALL_TYPES:
+            call_id = id_of(fields, kind)
+            if type(call_id) is str:  # another type could never be a result's call_id
+                by_id[call_id] = item
+    return [answer(by_id.get(result.call_id), result) for result in results]
 
 
 def answer(item: Any, result: ToolResult) -> dict[str, Any]:

@@ -54,6 +54,7 @@ STATUS: dict[str, Verdict] = {
     "queued": (StopReason.PAUSED, "background"),
     "in_progress": (StopReason.PAUSED, "background"),
 }
+"""`Response.status` -> (reason, detail): the table the OpenAI Responses page shows."""
 
 # `Response.incomplete_details.reason`: openai/types/responses/response.py (IncompleteDetails).
 INCOMPLETE_REASON: dict[str, Verdict] = {
@@ -67,6 +68,7 @@ INCOMPLETE_REASON: dict[str, Verdict] = {
     # Stopped at a safe boundary after a WebSocket `response.steer`; a successor follows.
     "steered": (StopReason.PAUSED, "steered"),
 }
+"""`incomplete_details.reason` -> (reason, detail): why an `incomplete` reply stopped."""
 
 # `Response.error.code` of a `failed` response: openai/types/responses/response_error.py
 # (ResponseError.code). The policy codes say a policy blocked the reply: filtered, not an error.
@@ -77,6 +79,7 @@ ERROR_CODE: dict[str, Verdict] = {
     "misalignment_policy_violation": (StopReason.FILTERED, "policy"),
     "image_content_policy_violation": (StopReason.FILTERED, "policy"),
 }
+"""A `failed` reply's policy `error.code` -> (reason, detail): filtered, not an error."""
 
 #: Every stop value `signal` may name, for a stream's `stricter` (the three tables' keys are
 #: distinct, which a test pins).

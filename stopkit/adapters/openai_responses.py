@@ -18,15 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
 from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_responses_calls import (
     CLIENT_CALL_TYPES,
     OUTPUT_TYPE_OF,
-    answer,
     answered_id,
+    answers,
     call_of,
-    id_of,
 )
 from stopkit.adapters._openai_responses_rules import (
     ERROR_CODE,
@@ -47,6 +46,8 @@ __all__ = [
     "STATUS",
     "OpenAIResponsesAdapter",
     "read",
+    "read_items",
+    "read_usage",
 ]
 
 
@@ -77,30 +78,48 @@ def read(reply: Any) -> Reading:
         if output is not None and not isinstance(output, tuple):
             reading.malformed = f"output is a {type(output).__name__}, not a list"
         output = listed(output)
-    _read_items(reading, output)
+    read_items(reading, output)
     usage = fields.get("usage")
     if usage is not None:
-        # openai/types/responses/response_usage.py (ResponseUsage): `output_tokens` includes
-        # the reasoning tokens; `input_tokens` includes the cached ones.
         details["usage"] = usage
-        counts = wire(usage)
-        cache = wire(counts.get("input_tokens_details"))
-        reading.usage = tokens(
-            counts.get("input_tokens"),
-            counts.get("output_tokens"),
-            wire(counts.get("output_tokens_details")).get("reasoning_tokens"),
-            cache.get("cached_tokens"),
-            cache.get("cache_write_tokens"),
-            counts.get("total_tokens"),
-        )
+        reading.usage = read_usage(usage)
     ceiling = fields.get("max_output_tokens")
     if type(ceiling) is int:
         reading.ceiling = ceiling
     return reading
 
 
-def _read_items(reading: Reading, items: list[Any]) -> None:
-    """Read the output items: visible text, refusal parts, client calls, answered call ids."""
+def read_usage(usage: Any) -> Usage | None:
+    """Read a Responses usage object (`ResponseUsage`, or the OpenAI Agents SDK's `Usage`).
+
+    openai/types/responses/response_usage.py (ResponseUsage): `output_tokens` includes the
+    reasoning tokens; `input_tokens` includes the cached ones.
+
+    Example:
+        >>> read_usage({"input_tokens": 5, "output_tokens": 2}).output_tokens
+        2
+    """
+    counts = wire(usage)
+    cache = wire(counts.get("input_tokens_details"))
+    return tokens(
+        counts.get("input_tokens"),
+        counts.get("output_tokens"),
+        wire(counts.get("output_tokens_details")).get("reasoning_tokens"),
+        cache.get("cached_tokens"),
+        cache.get("cache_write_tokens"),
+        counts.get("total_tokens"),
+    )
+
+
+def read_items(reading: Reading, items: list[Any]) -> None:
+    """Read output items onto `reading`: visible text, refusal parts, client calls, answered ids.
+
+    Example:
+        >>> reading = Reading(raw=None)
+        >>> read_items(reading, [{"type": "function_call", "call_id": "c1", "name": "f"}])
+        >>> reading.calls[0].name
+        'f'
+    """
     text: list[str] = []
     refusal: list[str] = []
     calls: list[ToolCall] = []
@@ -205,15 +224,7 @@ class OpenAIResponsesAdapter:
 
         A result whose call id names no call item of the reply is answered as a function's.
         """
-        by_id: dict[str, Any] = {}
-        for item in _output_items(stop):
-            fields = wire(item)
-            kind = fields.get("type")
-            if type(kind) is str and kind in CLIENT_CALL_TYPES:
-                call_id = id_of(fields, kind)
-                if type(call_id) is str:  # another type could never be a result's call_id
-                    by_id[call_id] = item
-        return [answer(by_id.get(result.call_id), result) for result in results]
+        return answers(_output_items(stop), results)
 
     def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Return the messages and call overrides that continue a PAUSED reply.

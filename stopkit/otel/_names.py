@@ -113,6 +113,9 @@ PROVIDER_NAMES: dict[str, str] = {
     # name (a custom value); the provider it wrapped is the Stop's details["integration"].
     "langchain": "langchain",
     "litellm": "litellm",
+    "pydantic_ai": "pydantic_ai",
+    # An OpenAI Agents run speaks the Responses API: `openai`, well-known.
+    "openai.agents": "openai",
 }
 
 # `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,

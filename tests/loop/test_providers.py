@@ -322,8 +322,8 @@ def test_sdk_objects_through_the_loop(p: Shapes) -> None:
     assert_every_call_answered_once(p, outcome)
 
 
-def test_readme_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[str]) -> None:
-    """The README's loop runs against the real anthropic client, streaming recorded replies."""
+def test_streaming_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[str]) -> None:
+    """A streaming loop runs against the real anthropic client, reading recorded streams."""
     import anthropic
     import httpx2 as httpx  # the anthropic SDK installed here speaks httpx2
 
@@ -350,7 +350,7 @@ def test_readme_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[str
         }
     ]
 
-    # --- as in the README ---
+    # --- as a user writes it ---
     def call_model(messages: list[Any], **overrides: Any) -> Any:
         return client.messages.stream(
             model="claude-sonnet-4-6",

@@ -48,7 +48,7 @@ def test_every_built_in_adapter_has_a_provider_name() -> None:
     adapters = {adapter.name for adapter in stopkit.registered_adapters()}
     assert set(_names.PROVIDER_NAMES) == adapters
     custom = {a for a, v in _names.PROVIDER_NAMES.items() if v not in WELL_KNOWN_PROVIDERS}
-    assert custom == {"ollama", "langchain", "litellm"}
+    assert custom == {"ollama", "langchain", "litellm", "pydantic_ai"}
     assert _names.provider_name("someone-elses") == "someone-elses"
 
 

@@ -1,9 +1,10 @@
 """The call forms `stopkit.wrap` watches: one row per (SDK, call form, sync/async, stream).
 
-Each row names the form as the README lists it, where it lives on the client, the arguments,
-how its result is read (`read`), and the recordings that answer it. `tests/wrap/test_forms.py`
-runs every row on the real SDK client, wrapped and unwrapped, over `ReplayTransport`; the
-README's list of watched forms is checked against `FORMS`. A new form is one row here.
+Each row names the form as the wrap page (docs/wrap.md) lists it, where it lives on the client,
+the arguments, how its result is read (`read`), and the recordings that answer it.
+`tests/wrap/test_forms.py` runs every row on the real SDK client, wrapped and unwrapped, over
+`ReplayTransport`; the wrap page's list of watched forms is checked against `FORMS`. A new form
+is one row here.
 
 Reads:
     reply       the call returns the reply
@@ -51,7 +52,7 @@ class Form:
     """One watched call form on one SDK, sync or async."""
 
     sdk: str  # the recordings folder: anthropic, openai_chat, openai_responses, gemini
-    name: str  # the form as the README lists it
+    name: str  # the form as docs/wrap.md lists it
     path: str  # where the method lives on the client
     args: dict[str, Any]
     read: str = "reply"

@@ -8,9 +8,7 @@ the files are checked for the secrets that were sent, and the session is replaye
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +17,9 @@ import httpx2
 import pytest
 
 import stopkit
-from stopkit.record._payloads import Payload, load_payload
-from stopkit.record._wire import sse_chunks
+from stopkit.record._payloads import load_payload
 from tests import _wrap_clients as sdk
+from tests._loopback import Loopback
 
 SECRET_KEY = "sk-ant-api03-Zq9VvTg2bQ7xYtL3pWm8KcN4rD6sF1hJ"
 SECRET_QUERY = "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
@@ -29,62 +27,10 @@ SECRET_COOKIE = "session=4f1d2c3b5a6e7f8091a2b3c4d5e6f708"
 SECRET_BODY = "pw-7c1e5b9a2d4f6083"
 
 
-class Loopback:
-    """An HTTP server on 127.0.0.1 answering each request with the next queued payload."""
-
-    def __init__(self) -> None:
-        self.queue: list[Payload] = []
-        self.requests: list[dict[str, Any]] = []
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length") or 0)
-                owner.requests.append(
-                    {"path": self.path, "headers": dict(self.headers.items()),
-                     "body": self.rfile.read(length)}
-                )  # fmt: skip
-                payload = owner.queue.pop(0)
-                if payload.events is not None:
-                    self.send_response(200)
-                    self.send_header("content-type", "text/event-stream")
-                    self.end_headers()
-                    for chunk in sse_chunks(payload):  # one write per event: a real stream
-                        self.wfile.write(chunk)
-                        self.wfile.flush()
-                    return
-                body = json.dumps(payload.reply).encode()
-                self.send_response(int(payload.response.get("status", 200)))
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.send_header("set-cookie", SECRET_COOKIE)
-                self.end_headers()
-                self.wfile.write(body)
-
-            do_GET = do_POST
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def serve(self, *paths: Path) -> None:
-        """Queue the recordings at `paths`, to be served in order."""
-        self.queue += [load_payload(p) for p in paths]
-
-    def close(self) -> None:
-        """Stop the server."""
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def loopback() -> Iterator[Loopback]:
     """A loopback HTTP server, stopped after the test."""
-    server = Loopback()
+    server = Loopback(headers={"set-cookie": SECRET_COOKIE})
     yield server
     server.close()
 

@@ -1,4 +1,4 @@
-"""The README's "Batch results" report is the command's own output on the batch it describes."""
+"""The docs' "Batch results" report is the command's own output on the batch it describes."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 
 from stopkit.cli import main
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "batch.md"
 RESULTS = "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d_results.jsonl"
 
 
 def _write_batch(folder: Path) -> None:
-    """The README's batch: 20,000 Anthropic requests, results shuffled (seeded, so fixed)."""
+    """The page's batch: 20,000 Anthropic requests, results shuffled (seeded, so fixed)."""
     rng = random.Random(42)
     rows, requests = [], []
     error = {"type": "error", "request_id": None}
@@ -58,8 +58,8 @@ def _write_batch(folder: Path) -> None:
 def test_the_readme_report_is_real(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Run on that batch, `stopkit batch` prints exactly the report the README shows."""
-    text = README.read_text()
+    """Run on that batch, `stopkit batch` prints exactly the report the page shows."""
+    text = PAGE.read_text()
     command = re.search(r"```sh\n(stopkit batch [^\n]+)\n```", text)
     shown = re.search(r"```text\n(stopkit batch: .*?)```", text, re.S)
     assert command is not None

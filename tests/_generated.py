@@ -1,0 +1,112 @@
+"""The generators of the docs' generated blocks (see tests/_markdown.py), one per kind.
+
+- `reason-matrix`: the reason x adapter matrix of every built-in adapter;
+- `reason-table NAME`: one adapter's rows (every raw value it maps) and its streaming notes;
+- `tested-with DIST...`: the installed version of each distribution the page's tests ran on;
+- `cli-help [COMMAND]`: the `--help` of the command line, or of one of its sub-commands;
+- `cli-run ARG...`: `stopkit ARG...` run from the repository root: what it writes to standard
+  output, then to standard error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import tomllib
+from collections.abc import Callable
+from importlib import metadata
+from unittest import mock
+
+from tests._markdown import ROOT, Block
+
+#: The width the command line's help is rendered at (argparse reads COLUMNS).
+HELP_COLUMNS = "88"
+
+
+def _reason_matrix(args: tuple[str, ...]) -> str:
+    from stopkit._reason_table import reason_matrix
+
+    return f"\n{reason_matrix()}\n"
+
+
+def _reason_table(args: tuple[str, ...]) -> str:
+    from stopkit._reason_table import adapter_table
+
+    (name,) = args
+    return f"\n{adapter_table(name)}\n"
+
+
+def _extra_requiring(dist: str) -> tuple[str, str] | None:
+    """The first extra (not dev or bench) whose requirements name `dist`, with its requirement."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    for extra, requirements in extras.items():
+        if extra in ("dev", "bench"):
+            continue
+        for requirement in requirements:
+            if re.split(r"[<>=!~\[ ;]", requirement, maxsplit=1)[0] == dist:
+                return extra, requirement
+    return None
+
+
+def _tested_with(args: tuple[str, ...]) -> str:
+    lines = []
+    for dist in args:
+        line = (
+            f"Tested with **{dist} {metadata.version(dist)}**, the version the test suite runs "
+            "on (installed by the `dev` extra; a test keeps this line equal to it)."
+        )
+        wanted = _extra_requiring(dist)
+        if wanted is not None:
+            line += f" The `stopkit[{wanted[0]}]` extra asks for `{wanted[1]}`."
+        lines.append(line)
+    return "\n" + "\n\n".join(lines) + "\n\n"
+
+
+def cli_help(args: tuple[str, ...]) -> str:
+    """The `--help` text of `stopkit` (no args) or of one sub-command, at a fixed width."""
+    from stopkit.cli import main
+
+    out = io.StringIO()
+    with (
+        mock.patch.dict(os.environ, {"COLUMNS": HELP_COLUMNS}),
+        contextlib.redirect_stdout(out),
+        contextlib.suppress(SystemExit),
+    ):
+        main([*args, "--help"])
+    return out.getvalue()
+
+
+def _cli_help(args: tuple[str, ...]) -> str:
+    return f"\n```text\n{cli_help(args)}```\n\n"
+
+
+def _cli_run(args: tuple[str, ...]) -> str:
+    from stopkit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        mock.patch.dict(os.environ, {"COLUMNS": HELP_COLUMNS}),
+        contextlib.chdir(ROOT),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(err),
+    ):
+        main(list(args))
+    return f"\n```console\n$ stopkit {' '.join(args)}\n{out.getvalue()}{err.getvalue()}```\n\n"
+
+
+GENERATORS: dict[str, Callable[[tuple[str, ...]], str]] = {
+    "reason-matrix": _reason_matrix,
+    "reason-table": _reason_table,
+    "tested-with": _tested_with,
+    "cli-help": _cli_help,
+    "cli-run": _cli_run,
+}
+
+
+def generate(block: Block) -> str:
+    """What a generated block must hold now."""
+    return GENERATORS[block.kind](block.args)
