@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import typing
 from typing import Any
@@ -152,6 +153,18 @@ def test_the_stream_knows_exactly_the_sdks_event_types() -> None:
 def test_not_a_cohere_v1_reply(reply: dict[str, Any]) -> None:
     """Shapes that merely share a field name are not claimed by cohere.v1."""
     assert not ADAPTER.detects(reply)
+
+
+def test_another_librarys_object_with_text_and_finish_reason_is_not_claimed() -> None:
+    """An object saying `text` and `finish_reason` that the cohere SDK did not make is refused."""
+
+    @dataclasses.dataclass
+    class Response:  # the fields pydantic-ai's ModelResponse shows (`text` is its property)
+        text: str = "Hi"
+        finish_reason: str = "stop"
+
+    assert not ADAPTER.detects(Response())
+    assert ADAPTER.detects(dataclasses.asdict(Response()))  # a JSON body of that shape is v1's
 
 
 def test_sdk_objects_are_auto_detected() -> None:

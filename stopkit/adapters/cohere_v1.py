@@ -41,6 +41,7 @@ from stopkit.adapters._wire import listed, wire
 __all__ = ["FINISH_REASON", "CohereV1Adapter", "build_call", "read"]
 
 _ABSENT: Any = object()
+_SDK = "cohere."  # the module prefix of the cohere SDK's classes
 
 
 def read(reply: Any) -> Reading:
@@ -91,7 +92,13 @@ def build_call(position: int, item: Any) -> ToolCall:
 
 
 def _is_reply(obj: Any) -> bool:
-    """A v1 reply: `text` beside `finish_reason` or `generation_id`, no `message`/`choices`."""
+    """A v1 reply: `text` beside `finish_reason` or `generation_id`, no `message`/`choices`.
+
+    An object is one only when the cohere SDK made it: other libraries' replies say `text` and
+    `finish_reason` too (pydantic-ai's `ModelResponse`), and are their own adapters' to read.
+    """
+    if type(obj) is not dict and not type(obj).__module__.startswith(_SDK):
+        return False
     fields = wire(obj)
     return (
         fields.get("text", _ABSENT) is not _ABSENT
