@@ -68,7 +68,11 @@ _plan: tuple[tuple[Adapter, ...], _Plan] = ((), ())
 
 def _dict_plan(order: tuple[Adapter, ...]) -> _Plan:
     global _plan
-    plan = tuple((a, a.detects, _key_set(detect_keys(a))) for a in order)
+    # An adapter with no keys at all (one that reads framework objects) never accepts a body:
+    # left out, rather than checked against every key of every body.
+    plan = tuple(
+        (a, a.detects, keys) for a in order if (keys := _key_set(detect_keys(a))) is None or keys
+    )
     _plan = (order, plan)  # replaced whole: readers without the lock see one or the other
     return plan
 
