@@ -32,6 +32,10 @@ _BUILTIN: dict[str, str] = {
     "bedrock.invoke": "stopkit.adapters.bedrock_invoke:BedrockInvokeAdapter",
     "cohere": "stopkit.adapters.cohere:CohereAdapter",
     "ollama": "stopkit.adapters.ollama:OllamaAdapter",
+    # Older wire formats, last: no body the adapters above claim is theirs (legacy Completions
+    # is refused by Chat; Cohere v1 has no `message`), so they never slow the common ones.
+    "openai.completions": "stopkit.adapters.openai_completions:OpenAICompletionsAdapter",
+    "cohere.v1": "stopkit.adapters.cohere_v1:CohereV1Adapter",
     # Framework objects, recognized by their class: no JSON body is ever theirs (empty
     # detect_keys), and no adapter above claims a LangChain object.
     "langchain": "stopkit.adapters.langchain:LangChainAdapter",

@@ -217,9 +217,27 @@ BUILTINS: tuple[Builtin, ...] = (
     Builtin(
         "ollama",
         "ollama",
-        ("ollama_chat",),
+        ("ollama_chat", "ollama_generate"),
         lambda r: ("done_reason",),
         lambda e: _field(e, "done") is True,
+        sse=False,
+    ),
+    # Issue 18's wire formats: legacy Completions (Chat's choices with a `text` body), Cohere v1
+    # Chat (JSON lines told apart by `event_type`).
+    Builtin(
+        "openai.completions",
+        "openai_completions",
+        ("openai_completions",),
+        _chat_path,
+        _chat_ends,
+        tools=False,  # a prompt in, text out: the endpoint takes no tools
+    ),
+    Builtin(
+        "cohere.v1",
+        "cohere_v1",
+        ("cohere_v1",),
+        lambda r: ("finish_reason",),
+        lambda e: _field(e, "event_type") == "stream-end",
         sse=False,
     ),
 )

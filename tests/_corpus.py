@@ -37,8 +37,11 @@ class Row:
         return json.loads(self.path.read_text(encoding="utf-8"))
 
 
-def rows(wire_format: str, *, stream: bool) -> list[Row]:
-    """The in-scope labelled replies of one wire format (empty when the corpus is absent)."""
+def rows(wire_format: str, *, stream: bool, every: bool = False) -> list[Row]:
+    """The in-scope labelled replies of one wire format (empty when the corpus is absent).
+
+    `every=True`: its out-of-scope ones too (a format read since the corpus was labelled).
+    """
     labels = CORPUS / "labels.jsonl"
     if not labels.is_file():
         return []
@@ -46,7 +49,7 @@ def rows(wire_format: str, *, stream: bool) -> list[Row]:
     for line in labels.read_text(encoding="utf-8").splitlines():
         label = json.loads(line)
         if (
-            label.get("in_scope")
+            (every or label.get("in_scope"))
             and label["wire_format"] == wire_format
             and bool(label["stream"]) == stream
         ):

@@ -61,6 +61,11 @@ def load_cases(folder: Path = PAYLOADS) -> list[Case]:
     ]
 
 
+def case_part(folder: str, name: str, part: str) -> Any:
+    """The `reply` or `events` of one case file: `case_part("ollama", "stop.json", "reply")`."""
+    return json.loads((PAYLOADS / folder / name).read_text(encoding="utf-8"))[part]
+
+
 def claimed_by(case: Case) -> list[str] | None:
     """Name the registered adapters that detect `case`, in detection order.
 

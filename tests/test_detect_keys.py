@@ -42,7 +42,7 @@ def _detected(reply: dict[str, Any]) -> str | None:
 def _recorded_bodies() -> list[dict[str, Any]]:
     bodies = [c.data["reply"] for c in load_cases() if "reply" in c.data]
     for wire in ADAPTER_OF_WIRE:
-        bodies += [r.load() for r in rows(wire, stream=False)]
+        bodies += [r.load() for r in rows(wire, stream=False, every=True)]
     return [b for b in bodies if type(b) is dict]
 
 

@@ -126,20 +126,14 @@ def test_synthesized_ids_are_stable() -> None:
                 }
             ],
         },
-        # /api/generate: `response`, not `message`.
-        {
-            "model": "llama3",
-            "created_at": "t",
-            "response": "Hi",
-            "done": True,
-            "done_reason": "stop",
-        },
+        # An OpenAI Responses stream event holds a `response`, but no `done`.
+        {"type": "response.completed", "sequence_number": 9, "response": {"status": "completed"}},
         # Cohere v2.
         {"id": "1", "finish_reason": "COMPLETE", "message": {"role": "assistant"}},
     ],
 )
-def test_not_an_ollama_chat_reply(reply: dict[str, Any]) -> None:
-    """Shapes that share field names (OpenAI-compatible /v1, /api/generate) are not claimed."""
+def test_not_an_ollama_reply(reply: dict[str, Any]) -> None:
+    """Shapes that share field names (OpenAI-compatible /v1, a Responses event) are not claimed."""
     assert not ADAPTER.detects(reply)
     assert not ADAPTER.detects_event(reply)
 
@@ -285,3 +279,53 @@ def test_usage_is_prompt_eval_count_and_eval_count() -> None:
     usage = stopkit.normalize(cached).usage
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens) == (None, 57)
+
+
+# --- /api/generate (issue 18) -------------------------------------------------------------------
+
+
+def test_api_generate_replies_and_chunks_are_ollamas() -> None:
+    """A /api/generate reply and chunk (`response`, not `message`) are read by this adapter."""
+    reply = _reply("generate_stop.json")
+    chunk = _events("generate_stop.stream.json")[0]
+    assert stopkit.detect(reply).name == "ollama"
+    assert ADAPTER.detects_event(chunk)
+    assert stopkit.normalize(reply).text == "The sky is blue because of Rayleigh scattering."
+
+
+def test_api_generate_sdk_objects_give_the_same_stop() -> None:
+    """ollama-python's `GenerateResponse` (a reply or streamed chunks) reads as the JSON does."""
+    ollama = pytest.importorskip("ollama")
+    reply = _reply("generate_thinking.json")
+    same_stop(stopkit.normalize(ollama.GenerateResponse(**reply)), stopkit.normalize(reply))
+    events = _events("generate_thinking.stream.json")
+    same_stop(
+        stopkit.normalize_stream([ollama.GenerateResponse(**e) for e in events]),
+        stopkit.normalize_stream(events),
+    )
+
+
+def test_api_generate_streamed_raw_is_a_generate_reply() -> None:
+    """A generate stream is rebuilt as a generate reply: `response` and `thinking`, no message."""
+    stop = stopkit.normalize_stream(_events("generate_thinking.stream.json"))
+    assert "message" not in stop.raw
+    assert stop.raw["response"] == "The sky is blue because of Rayleigh scattering."
+    assert stop.raw["thinking"] == "The user asks why the sky is blue."
+
+
+def test_api_generate_continues_as_api_chat_messages() -> None:
+    """/api/generate takes a prompt: its reply goes back as /api/chat's assistant message."""
+    stop = stopkit.normalize(_reply("generate_thinking.json"))
+    assert ADAPTER.assistant_message(stop) == [
+        {
+            "role": "assistant",
+            "content": "The sky is blue because of Rayleigh scattering.",
+            "thinking": "The user asks why the sky is blue.",
+        }
+    ]
+
+
+def test_a_message_wins_over_a_response() -> None:
+    """A body holding both is read as /api/chat's (the chat detection is unchanged)."""
+    reply = {**_reply("stop.json"), "response": "not this"}
+    assert stopkit.normalize(reply).text == "Bring a light jacket. Have a great day!"

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import stopkit
-from tests._adapters import BY_FOLDER
-from tests._payloads import Case, check, load_cases, same_stop, to_sse
+from tests._adapters import BY_FOLDER, NAMES
+from tests._payloads import Case, check, claimed_by, load_cases, same_stop, to_sse
 
 CASES = load_cases()
 
@@ -100,3 +100,23 @@ def test_stream_sdk_events(case: Case) -> None:
     if any(o is None for o in objects):
         pytest.skip("the SDK has no object for some event")
     same_stop(stopkit.normalize_stream(objects), stopkit.normalize_stream(case.data["events"]))
+
+
+# --- across the adapters: detection never decides, every stop value is exercised ------------------
+
+
+@pytest.mark.parametrize("case", CASES, ids=_ids(CASES))
+def test_claimed_by_its_own_adapter_alone(case: Case) -> None:
+    """No other adapter claims a case (a reply, or a stream's first event): order never decides."""
+    claimed = claimed_by(case)
+    if claimed is None:
+        pytest.skip("an empty stream has no first event to detect")
+    assert claimed == [case.adapter]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_stop_value_has_a_case(name: str) -> None:
+    """Each value of an adapter's stop-field table (its first) is a case's expected raw_reason."""
+    stop_field = next(iter(stopkit.get_adapter(name).tables.values()))  # type: ignore[attr-defined]
+    covered = {case.expect.get("raw_reason") for case in CASES if case.adapter == name}
+    assert set(stop_field) <= covered, set(stop_field) - covered

@@ -54,7 +54,7 @@ def _streams() -> list[Recorded]:
     for wire in ADAPTER_OF_WIRE:
         out.extend(
             Recorded(row.file, row.adapter, row.load(), corpus=True)
-            for row in rows(wire, stream=True)
+            for row in rows(wire, stream=True, every=True)
         )
     return out
 

@@ -8,7 +8,7 @@ its token counts, and which table maps the value; the body's own top-level key t
 
 The other families are read elsewhere: Anthropic bodies are Messages replies (`anthropic`), Nova
 bodies are in the Converse shape (`bedrock`), AI21 Jamba bodies are Chat completions
-(`openai.chat`), and Cohere Command R bodies are Cohere v1 Chat replies.
+(`openai.chat`), and Cohere Command R bodies are Cohere v1 Chat replies (`cohere.v1`).
 
 What a body says beside its stop value is a fact the reader records: the guardrail's
 intervention (`_bedrock_guardrail`), the counts, the invocation metrics of a stream's last chunk.

@@ -21,7 +21,7 @@ from pydantic_core import from_json
 
 from stopkit._stop import ToolCall, _fast_tool_call
 
-__all__ = ["MAX_ARGUMENTS_CHARS", "cut", "parse_arguments", "tool_call"]
+__all__ = ["MAX_ARGUMENTS_CHARS", "cut", "parse_arguments", "stable_id", "tool_call"]
 
 #: Arguments larger than this are not parsed (the call is marked incomplete): a model that
 #: emits megabytes of arguments is broken or hostile, and parsing them would be the cost.
@@ -119,6 +119,19 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
             "error": error,
         }
     )
+
+
+def stable_id(call_id: Any, position: int) -> str:
+    """Return the call's own id, or `call_<position>` for a wire format that sends none.
+
+    Ollama's older servers and Cohere v1 send calls without ids; the position among the reply's
+    calls is the same in a reply and its stream, and on every read, so the id is stable.
+
+    Example:
+        >>> (stable_id("toolu_1", 0), stable_id(None, 1))
+        ('toolu_1', 'call_1')
+    """
+    return call_id if type(call_id) is str and call_id else f"call_{position}"
 
 
 def cut(call: ToolCall, why: str, *, overrule: bool = False) -> ToolCall:

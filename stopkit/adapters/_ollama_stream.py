@@ -1,9 +1,10 @@
-"""The Ollama `/api/chat` stream accumulator: NDJSON chunks into the `Stop` of the whole reply.
+"""The Ollama stream accumulator: NDJSON chunks into the `Stop` of the whole reply.
 
-Each chunk carries a fragment of `message.content` / `message.thinking` and whole tool calls;
-the last has `done: true`, `done_reason` and the token counts. A chunk `{"error": ...}` ends
-the stream. Fragments are appended to lists and joined once, into the reply the chunks amount
-to, which the adapter's own reader (given to the accumulator) reads.
+An `/api/chat` chunk carries a fragment of `message.content` / `message.thinking` and whole
+tool calls; an `/api/generate` chunk a fragment of `response` / `thinking`. The last has
+`done: true`, `done_reason` and the token counts. A chunk `{"error": ...}` ends the stream.
+Fragments are appended to lists and joined once, into the reply the chunks amount to (shaped as
+the endpoint's reply), which the adapter's own reader (given to the accumulator) reads.
 
 After the `done: true` chunk no text or call changes the reply (a note counts the chunks); a
 later chunk is read for its token counts, and for its done_reason only when that is stricter.
@@ -27,9 +28,10 @@ _COUNTS = ("prompt_eval_count", "eval_count")
 
 
 class OllamaStream(Accumulator):
-    """Collects one `/api/chat` NDJSON stream, chunk by chunk; `result()` gives its `Stop`.
+    """Collects one `/api/chat` or `/api/generate` NDJSON stream; `result()` gives its `Stop`.
 
-    The Stop's `raw` is the reply rebuilt from the chunks (an `/api/chat`-shaped dict).
+    The Stop's `raw` is the reply rebuilt from the chunks: an `/api/chat`-shaped dict, or an
+    `/api/generate`-shaped one when the chunks carried `response` rather than `message`.
 
     Example:
         >>> from stopkit.adapters.ollama import read
@@ -50,7 +52,8 @@ class OllamaStream(Accumulator):
         self._ended = False
         self._done_reason: Any = None
         self._error: Any = None
-        self._last: Any = None  # the last chunk carrying a message: model, created_at, timings
+        self._last: Any = None  # the last chunk carrying a body: model, created_at, timings
+        self._generate = False  # the chunks are /api/generate's (`response`, no `message`)
         self._counts: dict[str, Any] = {}
         self._late = 0
 
@@ -67,20 +70,24 @@ class OllamaStream(Accumulator):
             self._count(fields)
             return
         message = fields.get("message")
-        if message is None:
-            error = fields.get("error")
-            if error is not None:
-                self._error = error
-            return
+        if message is not None:
+            said = wire(message)
+            content = said.get("content")
+            self._calls.extend(listed(said.get("tool_calls")))
+        else:
+            content = fields.get("response")
+            if content is None:
+                error = fields.get("error")
+                if error is not None:
+                    self._error = error
+                return
+            said, self._generate = fields, True
         self._last = event
-        said = wire(message)
-        content = said.get("content")
         if type(content) is str and content:
             self._text.append(content)
         thinking = said.get("thinking")
         if type(thinking) is str and thinking:
             self._thinking.append(thinking)
-        self._calls.extend(listed(said.get("tool_calls")))
         self._count(fields)
         if fields.get("done") is True:
             self._ended = True
@@ -95,12 +102,12 @@ class OllamaStream(Accumulator):
 
     def _reply(self) -> dict[str, Any]:
         """The reply rebuilt from the chunks: what `stream: false` would have sent."""
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(self._text)}
+        body: dict[str, Any] = {"role": "assistant", "content": "".join(self._text)}
         thinking = "".join(self._thinking)
         if thinking:
-            message["thinking"] = thinking
+            body["thinking"] = thinking
         if self._calls:
-            message["tool_calls"] = [to_json(item) for item in self._calls]
+            body["tool_calls"] = [to_json(item) for item in self._calls]
         last = self._last
         reply = to_json(last) if last is not None else {}
         if type(reply) is not dict:  # a chunk object with no JSON form: its identity fields
@@ -110,7 +117,12 @@ class OllamaStream(Accumulator):
                 "created_at": said.get("created_at"),
                 "done": said.get("done"),
             }
-        reply["message"] = message
+        if self._generate:  # /api/generate: the text and the thinking at the top level
+            del body["role"]
+            body["response"] = body.pop("content")
+            reply.update(body)
+        else:
+            reply["message"] = body
         if self._ended:
             reply["done"] = True
             reply["done_reason"] = self._done_reason

@@ -10,20 +10,23 @@ A later finish value replaces the one held only when it is at least as strict (A
 asynchronous filter sends `content_filter` after `stop`); text and tool calls sent after the
 end are not taken (a note counts the chunks). Filter annotations, errors and usage are read
 whenever they come: the usage-only chunk (`choices: []`) arrives after the end.
+
+Legacy Completions streams are the same chunks with a `text` body in each choice:
+`_openai_completions_stream` subclasses `Choice` and `ChatStream` for them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from stopkit._stop import Stop
 from stopkit.adapters._engine import Rules, decide, stricter
 from stopkit.adapters._openai_chat_rules import FINISH_REASON, RULES, filter_hits, visible_text
-from stopkit.adapters._reading import Reading
+from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
-__all__ = ["ChatStream"]
+__all__ = ["ChatStream", "Choice"]
 
 
 class _Call:
@@ -43,8 +46,15 @@ class _Call:
         return {"id": self.id, "type": "function", "function": function}
 
 
-class _Choice:
-    """One choice being received."""
+class Choice:
+    """One choice being received (a Chat choice: its pieces arrive in `delta`).
+
+    A wire format whose choices carry another body (legacy Completions: `text`) subclasses it,
+    overriding `table`, `_body` and `_whole`.
+    """
+
+    table: ClassVar[dict[str, Verdict]] = FINISH_REASON
+    """The finish_reason table, for `stricter`."""
 
     __slots__ = (
         "by_id",
@@ -85,13 +95,11 @@ class _Choice:
 
     def feed(self, said: Any) -> None:
         """Take one chunk's choice (its fields, as `wire` reads them)."""
-        delta = said.get("delta")
-        if delta is not None:
-            self._delta(wire(delta))
+        self._body(said)
         finish = said.get("finish_reason")
         if finish is not None and finish != "":
             finish = raw_value(finish)
-            if stricter(FINISH_REASON, self.finish, finish):
+            if stricter(self.table, self.finish, finish):
                 self.finish = finish
                 self.stop_reason = said.get("stop_reason")
         if self.finish_details is None:
@@ -107,6 +115,12 @@ class _Choice:
         # empty one) never undoes them.
         if results and self.filter_results is None and filter_hits(results):
             self.filter_results = results
+
+    def _body(self, said: Any) -> None:
+        """Take the pieces of the choice's body this chunk carries (Chat: its `delta`)."""
+        delta = said.get("delta")
+        if delta is not None:
+            self._delta(wire(delta))
 
     def _delta(self, delta: Any) -> None:
         content = delta.get("content")
@@ -172,16 +186,7 @@ class _Choice:
 
     def as_choice(self, index: int) -> dict[str, Any]:
         """The choice of the whole reply these pieces amount to (everything joined once)."""
-        text = "".join(self.text)
-        message: dict[str, Any] = {"role": "assistant", "content": text or None}
-        if self.refusal:
-            message["refusal"] = "".join(self.refusal)
-        if self.calls:
-            message["tool_calls"] = [call.as_call() for call in self.calls]
-        elif self.legacy_name is not None:
-            arguments = "".join(self.legacy_args)
-            message["function_call"] = {"name": self.legacy_name, "arguments": arguments}
-        choice: dict[str, Any] = {"index": index, "message": message}
+        choice: dict[str, Any] = {"index": index, **self._whole()}
         choice["finish_reason"] = self.finish
         for key, value in (
             ("stop_reason", self.stop_reason),
@@ -193,6 +198,19 @@ class _Choice:
             if value is not None:
                 choice[key] = value
         return choice
+
+    def _whole(self) -> dict[str, Any]:
+        """The body of the whole choice: Chat's `message`."""
+        text = "".join(self.text)
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if self.refusal:
+            message["refusal"] = "".join(self.refusal)
+        if self.calls:
+            message["tool_calls"] = [call.as_call() for call in self.calls]
+        elif self.legacy_name is not None:
+            arguments = "".join(self.legacy_args)
+            message["function_call"] = {"name": self.legacy_name, "arguments": arguments}
+        return {"message": message}
 
 
 class ChatStream:
@@ -211,10 +229,19 @@ class ChatStream:
         'completed'
     """
 
-    def __init__(self, readings: Callable[[Any], list[Reading]], rules: Rules = RULES) -> None:
+    rules: ClassVar[Rules] = RULES
+    """The rules a stream of this kind is decided by, unless the constructor is given others."""
+    choice: ClassVar[type[Choice]] = Choice
+    """How one choice is received (legacy Completions: a `text` body)."""
+    kind: ClassVar[str] = "chat.completion"
+    """The `object` of the whole reply rebuilt."""
+
+    def __init__(
+        self, readings: Callable[[Any], list[Reading]], rules: Rules | None = None
+    ) -> None:
         self._readings = readings
-        self._rules = rules
-        self._choices: dict[int, _Choice] = {}
+        self._rules = self.rules if rules is None else rules  # LiteLLM: its own rules
+        self._choices: dict[int, Choice] = {}
         self._error: Any = None
         self._prompt_filters: list[Any] = []
         self._moderation: Any = None
@@ -260,13 +287,13 @@ class ChatStream:
                 key = index if type(index) is int else 0
                 state = self._choices.get(key)
                 if state is None:
-                    state = self._choices[key] = _Choice()
+                    state = self._choices[key] = self.choice()
                 state.feed(said)
 
     def _reply(self) -> dict[str, Any]:
         """The whole reply the stream amounts to (the `raw` of its Stops)."""
         choices = [self._choices[i].as_choice(i) for i in sorted(self._choices)]
-        reply: dict[str, Any] = {**self._head, "object": "chat.completion", "choices": choices}
+        reply: dict[str, Any] = {**self._head, "object": self.kind, "choices": choices}
         for key, value in (
             ("usage", to_json(self._usage)),
             ("prompt_filter_results", self._prompt_filters),

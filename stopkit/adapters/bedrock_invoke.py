@@ -17,7 +17,7 @@ family. A body with a list of outputs (Cohere's `num_generations`) gives one `St
 
 Read elsewhere: Anthropic bodies (`anthropic`), Nova bodies (`bedrock`: the Converse shape),
 AI21 Jamba bodies (`openai.chat`: a Chat completion, whose table maps Jamba's `stop` and
-`length` as documented), Cohere Command R bodies (a Cohere v1 Chat reply).
+`length` as documented), Cohere Command R bodies (`cohere.v1`: a Cohere v1 Chat reply).
 
 Example:
     >>> stop = BedrockInvokeAdapter().normalize({"generation": "Hi", "prompt_token_count": 3,

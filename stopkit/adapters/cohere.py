@@ -22,8 +22,9 @@ from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._cohere_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._cohere_stream import EVENT_TYPES, CohereStream
+from stopkit.adapters._cohere_usage import usage
 from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, not_an_object, wire
 
 __all__ = ["FINISH_REASON", "CohereAdapter", "read"]
@@ -44,29 +45,11 @@ def read(reply: Any) -> Reading:
     reading.malformed = not_an_object(message, "message")
     if reading.malformed is None:
         _read_message(reading, wire(message))
-    usage = fields.get("usage")
-    if usage is not None:
-        reading.details["usage"] = usage
-        said = wire(usage)
-        counts = wire(said.get("tokens"))
-        # cohere/types/usage.py: `tokens` counts what the model read and wrote (the prompt
-        # template included: what the context window and the output ceiling measure);
-        # `billed_units` counts what is billed, often far less. Usage is the model's count;
-        # the billed one stays in details["usage"]. The SDK types the counts as floats.
-        reading.usage = tokens(
-            _whole(counts.get("input_tokens")),
-            _whole(counts.get("output_tokens")),
-            _whole(counts.get("reasoning_tokens")),  # sent by reasoning models, not typed yet
-            _whole(said.get("cached_tokens")),
-        )
+    counted = fields.get("usage")
+    if counted is not None:
+        reading.details["usage"] = counted
+        reading.usage = usage(counted)  # usage.tokens; billed_units stays in details
     return reading
-
-
-def _whole(value: Any) -> Any:
-    """A count the SDK turned into a float (`12.0`) as the int the wire sent."""
-    if type(value) is float and value.is_integer():
-        return int(value)
-    return value
 
 
 def _read_message(reading: Reading, message: Any) -> None:

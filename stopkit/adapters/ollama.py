@@ -1,11 +1,18 @@
-"""The Ollama native chat adapter (`POST /api/chat`): replies and their NDJSON streams.
+"""The Ollama native adapter (`POST /api/chat` and `/api/generate`): replies and NDJSON streams.
 
-A reply is `{"model", "created_at", "message": {"role", "content", "thinking", "tool_calls"},
-"done", "done_reason", "prompt_eval_count", "eval_count", ...timings}`. Tool calls carry their
+A chat reply is `{"model", "created_at", "message": {"role", "content", "thinking",
+"tool_calls"}, "done", "done_reason", "prompt_eval_count", "eval_count", ...timings}`; a
+generate reply holds the same fields around `response` (the text) and `thinking` instead of a
+`message` (ollama/_types.py: `ChatResponse` and `GenerateResponse`, both `BaseGenerateResponse`),
+with no tool calls. The two endpoints share their `done_reason` values, their token counts and
+their stream protocol, so one adapter reads both. Tool calls carry their
 arguments as a JSON *object*, and older servers send no call id: such a call gets the id
 `call_<i>`, `i` being its position among the reply's calls (stable between a reply and its
 stream, and between runs). `thinking` is reasoning, not text: it is kept in
 `details["thinking"]`. The stream accumulator lives in `_ollama_stream.py`.
+
+`/api/generate` takes a prompt, not messages: the conversation turns are `/api/chat`'s messages,
+which a caller's `call_model` renders into its next prompt (or sends to `/api/chat`).
 
 Ollama's OpenAI-compatible `/v1/chat/completions` replies are read by `openai.chat`, not here.
 
@@ -23,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolCall, ToolResult
-from stopkit.adapters._calls import tool_call
+from stopkit.adapters._calls import stable_id, tool_call
 from stopkit.adapters._engine import decide
 from stopkit.adapters._ollama_rules import DONE_REASON, PROVIDER, RULES
 from stopkit.adapters._ollama_stream import OllamaStream
@@ -36,26 +43,28 @@ _ABSENT: Any = object()
 
 
 def read(reply: Any) -> Reading:
-    """Read one `/api/chat` reply or chunk (a JSON dict or the SDK's `ChatResponse`).
+    """Read one reply or chunk (a JSON dict, or the SDK's `ChatResponse` / `GenerateResponse`).
 
     Example:
         >>> read({"message": {"content": "Hi"}, "done": True, "done_reason": "stop"}).text
+        'Hi'
+        >>> read({"response": "Hi", "done": True, "done_reason": "stop"}).text
         'Hi'
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("done_reason"))
     message = fields.get("message")
-    reading.malformed = not_an_object(message, "message")
-    if reading.malformed is None:
-        said = wire(message)
-        content = said.get("content")
-        reading.text = content if type(content) is str else ""
-        thinking = said.get("thinking")
-        if type(thinking) is str and thinking:
-            reading.details["thinking"] = thinking
-        reading.calls = [
-            build_call(i, item) for i, item in enumerate(listed(said.get("tool_calls")))
-        ]
+    if message is None and fields.get("response", _ABSENT) is not _ABSENT:
+        # /api/generate: the text and the thinking are top-level
+        _read_body(reading, fields, fields.get("response"))
+    else:
+        reading.malformed = not_an_object(message, "message")
+        if reading.malformed is None:
+            said = wire(message)
+            _read_body(reading, said, said.get("content"))
+            reading.calls = [
+                build_call(i, item) for i, item in enumerate(listed(said.get("tool_calls")))
+            ]
     done = fields.get("done")
     if done is False:
         reading.ended = False
@@ -72,6 +81,14 @@ def read(reply: Any) -> Reading:
     return reading
 
 
+def _read_body(reading: Reading, said: Any, text: Any) -> None:
+    """Read the text (`message.content` or `response`) and the `thinking` beside it."""
+    reading.text = text if type(text) is str else ""
+    thinking = said.get("thinking")
+    if type(thinking) is str and thinking:
+        reading.details["thinking"] = thinking
+
+
 def build_call(position: int, item: Any) -> ToolCall:
     """Build the `ToolCall` of one `message.tool_calls` entry; `call_<position>` when no id.
 
@@ -81,17 +98,18 @@ def build_call(position: int, item: Any) -> ToolCall:
     """
     said = wire(item)
     function = wire(said.get("function"))
-    call_id = said.get("id")
-    if type(call_id) is not str or not call_id:
-        call_id = f"call_{position}"
+    call_id = stable_id(said.get("id"), position)
     return tool_call(call_id, function.get("name"), function.get("arguments"))
 
 
 def _is_chunk(obj: Any) -> bool:
-    """A reply or stream chunk: `message` and `done`, with `model` or `created_at`."""
+    """A reply or chunk: `message` (chat) or `response` (generate), `done`, `model`/`created_at`."""
     fields = wire(obj)
     return (
-        fields.get("message", _ABSENT) is not _ABSENT
+        (
+            fields.get("message", _ABSENT) is not _ABSENT
+            or fields.get("response", _ABSENT) is not _ABSENT
+        )
         and fields.get("done", _ABSENT) is not _ABSENT
         and (
             fields.get("model", _ABSENT) is not _ABSENT
@@ -102,7 +120,7 @@ def _is_chunk(obj: Any) -> bool:
 
 
 class OllamaAdapter:
-    """Reads Ollama `/api/chat` replies (JSON dicts or `ollama` SDK objects) and NDJSON streams.
+    """Reads Ollama `/api/chat` and `/api/generate` replies (dicts or SDK objects) and streams.
 
     Example:
         >>> stop = OllamaAdapter().normalize({"model": "llama3.2", "created_at": "...",
@@ -113,7 +131,7 @@ class OllamaAdapter:
     """
 
     name = PROVIDER
-    # An `/api/chat` reply has `done`: auto-detection skips this adapter
+    # An `/api/chat` or `/api/generate` reply has `done`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("done",)
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {"done_reason": DONE_REASON}
@@ -123,34 +141,42 @@ class OllamaAdapter:
         "After the `done: true` chunk no text or call changes the reply (a note counts the "
         "chunks); a later chunk is read for its token counts, and for its done_reason only "
         "when that is stricter.",
-        "A streamed Stop's `raw` is the reply rebuilt from the chunks (an /api/chat-shaped dict).",
+        "A streamed Stop's `raw` is the reply rebuilt from the chunks (a dict shaped as the "
+        "endpoint's reply: `message` for /api/chat, `response` for /api/generate).",
     )
 
     def detects(self, reply: Any) -> bool:
-        """Say whether `reply` is an `/api/chat` reply: `message`, `done`, `model`/`created_at`."""
+        """Say whether `reply` is an Ollama reply: `message` or `response`, `done`, `model`.
+
+        `message` for `/api/chat`, `response` for `/api/generate`; `created_at` may stand in for
+        `model`.
+        """
         return _is_chunk(reply)
 
     def detects_event(self, event: Any) -> bool:
-        """Say whether `event` is an `/api/chat` stream chunk (the same shape as a reply)."""
+        """Say whether `event` is an Ollama stream chunk (the same shape as a reply)."""
         return _is_chunk(event)
 
     def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of an `/api/chat` reply."""
+        """Return the `Stop` of an `/api/chat` or `/api/generate` reply."""
         return decide(read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` (`/api/chat` has a single message per reply)."""
+        """Return the reply's one `Stop` (a reply holds a single message or response)."""
         return (decide(read(reply), RULES),)
 
     def stream(self) -> OllamaStream:
-        """Return a fresh accumulator for one `/api/chat` NDJSON stream."""
+        """Return a fresh accumulator for one `/api/chat` or `/api/generate` NDJSON stream."""
         return OllamaStream(read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message that appends this reply to an `/api/chat` `messages` list.
 
-        Tool calls go back with their arguments as objects, as Ollama sent them; `thinking` is
-        sent back too (Ollama's reasoning models read it on the next turn).
+        For an `/api/generate` reply too: that endpoint takes a prompt, so the conversation is
+        kept as `/api/chat` messages, which the caller's `call_model` renders into its next
+        prompt (or sends to `/api/chat`). Tool calls go back with their arguments as objects,
+        as Ollama sent them; `thinking` is sent back too (Ollama's reasoning models read it on
+        the next turn).
 
         Example:
             >>> OllamaAdapter().assistant_message(stop)  # doctest: +SKIP

@@ -3,8 +3,10 @@
 A reply says why each choice stopped in `choices[i].finish_reason`; the reader records the
 rest of the choice as facts (`message.refusal`, tool calls, Azure's content and prompt filter
 results, an in-band error from the choice, the reply or Groq's `x_groq`, vLLM's `stop_reason`,
-the legacy `finish_details`, usage) and the engine weighs them in DESIGN order. The tables and
-the provider steps live in `_openai_chat_rules.py`; streams are read by
+the legacy `finish_details`, usage) and the engine weighs them in DESIGN order. What a choice
+holds beside its `message` (and the reply beside its choices) is read by `_openai_choices.py`,
+shared with legacy Completions. The tables and the provider steps live in
+`_openai_chat_rules.py`; streams are read by
 `_openai_chat_stream.ChatStream`, which rebuilds the whole reply and reads it with `readings`.
 
 Usage is counted as OpenAI counts it (openai/types/completion_usage.py): `prompt_tokens`
@@ -26,8 +28,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
-from stopkit.adapters import _openai_chat_turns
+from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.adapters import _openai_chat_turns, _openai_choices
 from stopkit.adapters._calls import cut, tool_call
 from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_chat_rules import (
@@ -38,13 +40,11 @@ from stopkit.adapters._openai_chat_rules import (
     PROVIDER,
     RULES,
     VLLM_STOP_REASON,
-    category_detail,
-    filter_hits,
     visible_text,
 )
 from stopkit.adapters._openai_chat_stream import ChatStream
-from stopkit.adapters._reading import Reading, tokens
-from stopkit.adapters._wire import listed, raw_value, wire
+from stopkit.adapters._reading import Reading
+from stopkit.adapters._wire import raw_value, wire
 
 __all__ = [
     "CONTENT_FILTER",
@@ -57,14 +57,8 @@ __all__ = [
 
 _R = StopReason
 _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
-# A choice of one of these is not an object (a bool is an int).
-_NOT_AN_OBJECT = (str, bytes, int, float, list, tuple)
 # `object` values of bodies with `choices` that are not chat completions.
 _NOT_A_COMPLETION = ("text_completion", "chat.completion.chunk", "response")
-
-# What a reply says beside its choices, read once for all of them: details, the in-band
-# error, a blocked prompt (detail, what said so), usage.
-_Around = tuple[dict[str, Any], Any, "tuple[str, str] | None", "Usage | None"]
 
 
 def readings(reply: Any) -> list[Reading]:
@@ -78,19 +72,7 @@ def readings(reply: Any) -> list[Reading]:
         ...     {"index": 0, "message": {"content": "A"}, "finish_reason": "stop"}]})]
         ['A', 'B']
     """
-    fields = wire(reply)
-    choices = fields.get("choices")
-    around = _around(fields)
-    if not isinstance(choices, _SEQUENCES):
-        reading = _base(reply, None, around)
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
-        reading.malformed = "choices is not a list"
-        return [reading]
-    if not choices:
-        return [_no_choice(reply, around)]
-    if len(choices) > 1:
-        choices = sorted(choices, key=_index)
-    return [_choice(reply, choice, around) for choice in choices]
+    return _openai_choices.readings(reply, _message)
 
 
 def read(reply: Any) -> Reading:
@@ -100,96 +82,11 @@ def read(reply: Any) -> Reading:
         >>> read({"choices": [{"message": {"content": "Hi"}, "finish_reason": "stop"}]}).text
         'Hi'
     """
-    fields = wire(reply)
-    choices = fields.get("choices")
-    if not isinstance(choices, _SEQUENCES) or not choices:
-        return readings(reply)[0]
-    first = choices[0] if len(choices) == 1 else min(choices, key=_index)
-    return _choice(reply, first, _around(fields))
+    return _openai_choices.read(reply, _message)
 
 
-def _index(choice: Any) -> int:
-    index = wire(choice).get("index")
-    return index if type(index) is int else 0
-
-
-def _around(fields: Mapping[str, Any]) -> _Around:
-    details: dict[str, Any] = {}
-    usage: Usage | None = None
-    counts = fields.get("usage")
-    if counts is not None:
-        details["usage"] = counts
-        usage = _usage(counts)
-    moderation = fields.get("moderation")
-    if moderation is not None:
-        details["moderation"] = moderation
-    error = fields.get("error")
-    if error is None:
-        groq = fields.get("x_groq")
-        if groq is not None:
-            error = wire(groq).get("error") or None
-    blocked: tuple[str, str] | None = None
-    prompt = fields.get("prompt_filter_results")
-    if prompt:
-        hits: dict[str, None] = {}  # the categories, each named once, in order
-        for entry in listed(prompt):
-            hits.update(dict.fromkeys(filter_hits(wire(entry).get("content_filter_results"))))
-        if hits:
-            details["prompt_filter_results"] = prompt
-            detail = PROMPT_FILTER["filtered: true"][1] or "prompt_blocked"
-            blocked = detail, f"prompt_filter_results filtered {', '.join(hits)}"
-    return details, error, blocked, usage
-
-
-def _usage(usage: Any) -> Usage | None:
-    """The token counts of a Chat `usage` (openai/types/completion_usage.py: CompletionUsage)."""
-    counts = wire(usage)
-    prompt = wire(counts.get("prompt_tokens_details"))
-    return tokens(
-        counts.get("prompt_tokens"),
-        counts.get("completion_tokens"),
-        wire(counts.get("completion_tokens_details")).get("reasoning_tokens"),
-        prompt.get("cached_tokens"),
-        prompt.get("cache_write_tokens"),
-        counts.get("total_tokens"),
-    )
-
-
-def _base(reply: Any, raw_reason: Any, around: _Around) -> Reading:
-    """A reading holding what the reply says beside its choices."""
-    details, error, _, reading_usage = around
-    reading = Reading(reply, raw_reason)
-    reading.details.update(details)
-    reading.usage = reading_usage
-    if error is not None:
-        reading.error = reading.details["error"] = error
-    return reading
-
-
-def _no_choice(reply: Any, around: _Around) -> Reading:
-    """A reply with `choices: []`: a blocked prompt, an error, or nothing to read."""
-    reading = _base(reply, None, around)
-    reading.verdict = _R.UNKNOWN, "missing"
-    blocked = around[2]
-    if blocked is not None:
-        reading.filter = blocked
-    elif reading.error is not None:
-        reading.verdict = _R.UNKNOWN, "error"
-        reading.notes.append("no choices, and an in-band error in the reply: unknown/error")
-    else:
-        reading.notes.append("the reply has no choices: unknown/missing")
-    return reading
-
-
-def _choice(reply: Any, choice: Any, around: _Around) -> Reading:
-    """Read one choice into its facts."""
-    said = wire(choice)
-    reading = _base(reply, said.get("finish_reason"), around)
-    if choice is None or isinstance(choice, _NOT_AN_OBJECT):
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
-        reading.malformed = f"a choice is a {type(choice).__name__}, not an object"
-        return reading
-    details = reading.details
+def _message(reading: Reading, said: Mapping[str, Any]) -> None:
+    """Read a choice's `message` (text, refusal, tool calls) and the legacy `finish_details`."""
     message = wire(said.get("message"))
     content = message.get("content")
     text = content if type(content) is str else visible_text(content)
@@ -207,37 +104,15 @@ def _choice(reply: Any, choice: Any, around: _Around) -> Reading:
         reading.refusal = refusal
     if message.get("tool_calls") is not None or message.get("function_call") is not None:
         _calls(message, reading)
-    # Dialect extras: OpenRouter's own value, the legacy vision shape, Azure's filters.
-    native = said.get("native_finish_reason")
-    if native:
-        details["native_finish_reason"] = native
-    finish_details = said.get("finish_details")
+    finish_details = said.get("finish_details")  # the legacy gpt-4-vision shape
     if finish_details:
-        details["finish_details"] = finish_details
+        reading.details["finish_details"] = finish_details
         raw = reading.raw_reason
         legacy = wire(finish_details).get("type")
         if (raw is None or raw == "") and type(legacy) is str and legacy in FINISH_DETAILS_TYPE:
             reading.notes.append(f"no finish_reason: legacy finish_details.type {legacy!r} read")
             reading.raw_reason = legacy
             reading.verdict = FINISH_DETAILS_TYPE[legacy]
-    results = said.get("content_filter_results")
-    if results:
-        details["content_filter_results"] = results
-        hits = filter_hits(results)
-        if hits:
-            why = f"content_filter_results filtered {', '.join(hits)}"
-            reading.filter = category_detail(hits) or "safety", why
-    if reading.filter is None:
-        reading.filter = around[2]
-    error = said.get("error")  # the choice's own (OpenRouter) before the reply's
-    if error is not None:
-        reading.error = details["error"] = error
-    stop_reason = said.get("stop_reason")  # vLLM: the stop string, or a stop token's id
-    if stop_reason is not None:
-        details["stop_reason"] = stop_reason
-        if type(stop_reason) is str:
-            reading.stop_sequence = stop_reason
-    return reading
 
 
 def _calls(message: Mapping[str, Any], reading: Reading) -> None:

@@ -107,6 +107,8 @@ PROVIDER_NAMES: dict[str, str] = {
     "bedrock.invoke": "aws.bedrock",
     "cohere": "cohere",
     "ollama": "ollama",
+    "openai.completions": "openai",
+    "cohere.v1": "cohere",
     # The framework adapters (issue 18) read objects of many providers: the framework's own
     # name (a custom value); the provider it wrapped is the Stop's details["integration"].
     "langchain": "langchain",
@@ -118,9 +120,13 @@ PROVIDER_NAMES: dict[str, str] = {
 
 # `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,
 # `text_completion` for a prompt-completion API (the Bedrock InvokeModel bodies `bedrock.invoke`
-# reads: Titan Text, Llama, Mistral text completion, Cohere Command); every other built-in wire
-# API is a chat API (`chat`).
-OPERATIONS: dict[str, str] = {"gemini": "generate_content", "bedrock.invoke": "text_completion"}
+# reads: Titan Text, Llama, Mistral text completion, Cohere Command; OpenAI's legacy
+# Completions); every other built-in wire API is a chat API (`chat`).
+OPERATIONS: dict[str, str] = {
+    "gemini": "generate_content",
+    "bedrock.invoke": "text_completion",
+    "openai.completions": "text_completion",
+}
 
 # `gen_ai.response.finish_reasons` holds the conventions' well-known values (the FinishReason
 # enum of gen-ai-output-messages.json: stop, length, content_filter, tool_call, error); the

@@ -242,16 +242,19 @@ OPENAI = [
         {"outcome": "no_body"},
     ),
     Case(
-        "completions body",
+        # A body no adapter reads: the Batch API also runs /v1/moderations, whose replies have
+        # no stop at all. (A legacy Completions body was this example until stopkit read it.)
+        "moderations body",
         openai_ok(
             "o-17",
             {
-                "object": "text_completion",
-                "choices": [{"text": "x", "index": 0, "finish_reason": "length"}],
-                "model": "gpt-3.5-turbo-instruct",
+                "id": "modr-970d409ef3bef3b70c73d8232df86e7d",
+                "model": "omni-moderation-latest",
+                "results": [{"flagged": False, "categories": {"violence": False},
+                             "category_scores": {"violence": 0.0004}}],
             },
         ),
-        {"outcome": "unreadable", "model": "gpt-3.5-turbo-instruct"},
+        {"outcome": "unreadable", "model": "omni-moderation-latest"},
     ),
 ]
 

@@ -2,9 +2,11 @@
 
 Where an SDK has a type for the messages of a request, the transcript must validate as a list
 of it: anthropic `MessageParam`, openai `ChatCompletionMessageParam` and
-`ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2`, ollama `Message`, and
-for Bedrock botocore's own validator over the Converse `messages` shape. TypedDicts are checked
-with `extra="forbid"`, so a key the API does not know fails too.
+`ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2` (v1: its `Message`
+union, the `chat_history` entries), ollama `Message`, and for Bedrock botocore's own validator
+over the Converse `messages` shape. The prompt-string APIs (Bedrock InvokeModel's families,
+legacy Completions) have no message type: their transcripts are `PromptMessage`s. TypedDicts are
+checked with `extra="forbid"`, so a key the API does not know fails too.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ def _cohere() -> Any:
     return cohere.ChatMessageV2
 
 
+def _cohere_v1() -> Any:
+    import cohere
+
+    return cohere.Message
+
+
 def _ollama() -> Any:
     import ollama
 
@@ -82,9 +90,10 @@ def _bedrock(messages: Sequence[Any]) -> None:
 class PromptMessage(TypedDict):
     """A message of the transcript a prompt-string API's caller renders into its prompt.
 
-    Bedrock InvokeModel's Titan, Llama, Mistral and Cohere Command bodies take one prompt string
-    (no SDK has a request-message type for them): `bedrock.invoke` writes plain role/content
-    messages, and its transcripts must be exactly that.
+    Bedrock InvokeModel's Titan, Llama, Mistral and Cohere Command bodies, and OpenAI's legacy
+    Completions, take one prompt string (no SDK has a request-message type for them):
+    `bedrock.invoke` and `openai.completions` write plain role/content messages, and their
+    transcripts must be exactly that.
     """
 
     role: Literal["user", "assistant"]
@@ -101,6 +110,8 @@ VALIDATORS: dict[str, Validator] = {
     "ollama": _typed(_ollama, strict_keys=False),
     "bedrock": _bedrock,
     "bedrock.invoke": _typed(lambda: PromptMessage),
+    "openai.completions": _typed(lambda: PromptMessage),
+    "cohere.v1": _typed(_cohere_v1, strict_keys=False),
 }
 
 

@@ -106,6 +106,21 @@ def ollama_duplicate() -> Any:
     return body
 
 
+def cohere_v1_duplicate() -> Any:
+    body = payload("cohere_v1", "tool_calls.json")
+    for item, city in zip(body["tool_calls"], ("Paris", "Tokyo"), strict=True):
+        item.update(name="get_weather", parameters={"city": city})
+    return body
+
+
+def cohere_v1_answers(messages: list[Any]) -> list[tuple[str, str]]:
+    return [
+        (r["call"]["name"], "")
+        for m in messages if m.get("role") == "TOOL"
+        for r in m["tool_results"]
+    ]  # fmt: skip
+
+
 def bedrock_answers(messages: list[Any]) -> list[tuple[str, str]]:
     return [
         (b["toolResult"]["toolUseId"], b["toolResult"]["status"])
@@ -163,6 +178,9 @@ DUPLICATES = {
     # Ollama sends no ids (stopkit makes distinct ones) and matches by name and order: both run
     "ollama": (ollama_duplicate(), by_role_tool("tool_name"), ["Paris", "Tokyo"],
                [("get_weather", ""), ("get_weather", "")]),
+    # Cohere v1 sends no ids either (call_<n>) and matches a result by its call: both run
+    "cohere.v1": (cohere_v1_duplicate(), cohere_v1_answers, ["Paris", "Tokyo"],
+                  [("get_weather", ""), ("get_weather", "")]),
 }  # fmt: skip
 
 
@@ -176,7 +194,8 @@ def test_duplicate_call_ids_are_each_answered_once(name: str) -> None:
     if end is None:
         end = {"bedrock": lambda: payload("bedrock", "end_turn.json"),
                "cohere": lambda: payload("cohere", "complete.json"),
-               "ollama": lambda: payload("ollama", "stop.json")}[name]()  # fmt: skip
+               "ollama": lambda: payload("ollama", "stop.json"),
+               "cohere.v1": lambda: payload("cohere_v1", "complete.json")}[name]()  # fmt: skip
     model = ScriptedModel([duplicate, end])
     outcome = stopkit.run_loop(
         model, "Weather?", tools={"get_weather": lambda city: ran.append(city) or city}

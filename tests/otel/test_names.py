@@ -56,7 +56,8 @@ def test_every_built_in_adapter_has_a_provider_name() -> None:
     ("adapter", "operation"),
     [("anthropic", "chat"), ("openai.chat", "chat"), ("openai.responses", "chat"),
      ("gemini", "generate_content"), ("bedrock", "chat"), ("bedrock.invoke", "text_completion"),
-     ("cohere", "chat"), ("ollama", "chat"), (None, "chat")],
+     ("cohere", "chat"), ("ollama", "chat"), ("openai.completions", "text_completion"),
+     ("cohere.v1", "chat"), (None, "chat")],
 )  # fmt: skip
 def test_operation_names(adapter: str | None, operation: str) -> None:
     """Each wire API's operation is the conventions' name for its kind of API."""

@@ -12,13 +12,17 @@ import pytest
 
 
 def to_sdk(reply: dict[str, Any]) -> object | None:
-    """A `ChatResponse`, as `ollama/_client.py` builds it (`cls(**r.json())`)."""
+    """A `ChatResponse` or `GenerateResponse`, as `ollama/_client.py` builds it (`cls(**r.json())`).
+
+    A body with `response` and no `message` is `/api/generate`'s.
+    """
     pytest.importorskip("ollama", reason="the ollama SDK is not installed")
-    from ollama import ChatResponse
+    from ollama import ChatResponse, GenerateResponse
     from pydantic import ValidationError
 
+    kind = GenerateResponse if "message" not in reply and "response" in reply else ChatResponse
     try:
-        return ChatResponse(**reply)
+        return kind(**reply)
     except ValidationError:
         return None  # a malformed reply the SDK itself refuses: no object to read
 

@@ -6,24 +6,32 @@ The SDK builds responses with `construct_type` (no validation; dialect extras su
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-
-def to_sdk(reply: dict[str, Any]) -> object | None:
-    """The `openai.types.chat.ChatCompletion` the SDK builds from this body."""
-    if not isinstance(reply.get("choices"), list):
-        return None
-    return construct_type(type_=ChatCompletion, value=reply)
+Form = Callable[[dict[str, Any]], object | None]
 
 
-def to_sdk_event(event: dict[str, Any]) -> object | None:
-    """The `ChatCompletionChunk` the SDK's stream builds from this `data:` object.
+def choices_forms(reply_type: Any, chunk_type: Any) -> tuple[Form, Form]:
+    """The `to_sdk` and `to_sdk_event` of a choices-shaped type (Chat; legacy Completions)."""
 
-    A chunk carrying `error` has none: the SDK's stream raises `APIError` on it instead.
-    """
-    if event.get("error") or not isinstance(event.get("choices"), list):
-        return None
-    return construct_type(type_=ChatCompletionChunk, value=event)
+    def to_sdk(reply: dict[str, Any]) -> object | None:
+        if not isinstance(reply.get("choices"), list):
+            return None
+        return construct_type(type_=reply_type, value=reply)
+
+    def to_sdk_event(event: dict[str, Any]) -> object | None:
+        # A chunk carrying `error` has none: the SDK's stream raises `APIError` on it instead.
+        if event.get("error") or not isinstance(event.get("choices"), list):
+            return None
+        return construct_type(type_=chunk_type, value=event)
+
+    return to_sdk, to_sdk_event
+
+
+#: The `ChatCompletion` the SDK builds from a body, and the `ChatCompletionChunk` its stream
+#: builds from a `data:` object.
+to_sdk, to_sdk_event = choices_forms(ChatCompletion, ChatCompletionChunk)
