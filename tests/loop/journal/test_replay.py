@@ -47,9 +47,12 @@ def test_a_finished_run_replays_with_no_call_and_the_same_outcome(
     assert summary(replayed) == summary(outcome)
     info = journal.run("run-1")
     assert (info.status, info.termination, info.steps) == (RunStatus.FINISHED, "completed", 10)
-    assert [step.name for step in journal.steps("run-1")][:4] == [
-        "model_call_1", "tool_call_1_0", "tool_call_1_1", "model_call_2",
-    ]  # fmt: skip
+    names = [step.name for step in journal.steps("run-1")]
+    # Steps are listed in the order they were recorded: a turn's tool calls run concurrently
+    # under arun_loop, so they may finish (and be recorded) in either order.
+    assert (names[0], set(names[1:3]), names[3]) == (
+        "model_call_1", {"tool_call_1_0", "tool_call_1_1"}, "model_call_2",
+    )  # fmt: skip
 
 
 def test_a_replayed_run_emits_the_events_of_the_recorded_one(journal: Any) -> None:
