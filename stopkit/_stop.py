@@ -264,3 +264,4 @@ def unvalidated(cls: type[_Model]) -> Callable[[dict[str, Any]], _Model]:
 _fast_stop = unvalidated(Stop)
 _fast_tool_call = unvalidated(ToolCall)
 _fast_usage = unvalidated(Usage)
+_fast_tool_result = unvalidated(ToolResult)
