@@ -26,6 +26,13 @@ class StreamAccumulator(Protocol):
         ...
 
 
+# An accumulator may also have `text_pieces() -> list[str] | None`: the visible text fed so far
+# as the pieces it came in, one list only ever appended to, joining to `result().text`; None
+# when it cannot say (then, and without the method, the loop reads the text off `result()`).
+# The loop hands each new piece to `on_text` as it arrives: without it, telling the text as it
+# grows costs a `result()` per event, quadratic in the stream's length.
+
+
 @runtime_checkable
 class Adapter(Protocol):
     """Reads one wire API's replies.

@@ -85,6 +85,31 @@ class AnthropicStream(Accumulator):
         self._stray = 0
         self._late = 0
         self._events = 0
+        # The visible text in the pieces it came in (`text_pieces`), while every piece extends
+        # the newest block; None once a block is started again or an older one written to.
+        self._texts: list[str] | None = []
+        self._newest: _Block | None = None
+
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        return self._texts
+
+    def _add(self, key: Any, block: _Block) -> None:
+        """Hold a block that started; its text, if it brought some, is told."""
+        if key in self._blocks:
+            self._texts = None  # started again: it keeps its place, not the newest one's
+        self._blocks[key] = block
+        self._newest = block
+        if block.kind == "text":
+            self._tell(block, _text(wire(block.start).get("text")))
+
+    def _tell(self, block: _Block, text: str) -> None:
+        texts = self._texts
+        if texts is not None:
+            if block is not self._newest:
+                self._texts = None  # an older block written to: pieces out of block order
+            elif text:
+                texts.append(text)
 
     def feed(self, event: Any) -> None:
         """Take one stream event (an SDK event object or the parsed JSON `data:` object)."""
@@ -106,7 +131,7 @@ class AnthropicStream(Accumulator):
             if index is _NO_INDEX:
                 self._stray += 1
             else:
-                self._blocks[index] = _Block(fields.get("content_block"))
+                self._add(index, _Block(fields.get("content_block")))
         elif kind == "content_block_stop":
             block = self._blocks.get(_index(fields))
             if block is None:
@@ -133,6 +158,8 @@ class AnthropicStream(Accumulator):
             fragment = delta.get(name)
             if type(fragment) is str:
                 block.parts.append(fragment)
+                if block.kind == "text":
+                    self._tell(block, fragment)
         elif delta_kind == "signature_delta":
             block.signature = delta.get("signature")
         elif delta_kind == "citations_delta":
@@ -152,7 +179,7 @@ class AnthropicStream(Accumulator):
             # prefilled proxy reply): they arrived whole.
             started = _Block(block)
             started.stopped = True
-            self._blocks[("start", index)] = started
+            self._add(("start", index), started)
         self._stop_value(fields)
         self._count(fields.get("usage"))
 

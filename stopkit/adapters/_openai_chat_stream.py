@@ -304,6 +304,12 @@ class ChatStream:
                 reply[key] = value
         return reply
 
+    def text_pieces(self) -> list[str] | None:
+        """The first choice's visible text so far, as its pieces (see `StreamAccumulator`)."""
+        if not self._choices:
+            return None
+        return self._choices[min(self._choices)].text
+
     def results(self) -> tuple[Stop, ...]:
         """Return one `Stop` per choice seen, in `index` order (`n > 1`)."""
         if self._cache is None:

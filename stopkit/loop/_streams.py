@@ -5,8 +5,9 @@ manager too), a generator or any iterable of events, or (in `arun_loop`) an asyn
 loop feeds every event to the adapter's accumulator (`adapter.stream()`; while no adapter is
 known, that of the adapter whose streams start with the first event): its `Stop` is the
 reply's, and its `raw` the reply rebuilt from the events, which `assistant_message` sends back.
-With `on_text` set, each piece of visible text is handed to it as it arrives, read as the
-growth of the accumulated `Stop.text` (so it costs a `result()` per event: only when asked).
+With `on_text` set, each piece of visible text is handed to it as it arrives: the new pieces of
+the accumulator's `text_pieces()` where it has one (linear in the stream), else the growth of
+the accumulated `Stop.text` (a `result()` per event: quadratic in a long stream).
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class _Reader:
         self.accumulator: StreamAccumulator | None = None
         self.text = ""
         self.events: list[Any] | None = [] if keep else None
+        self.pieces: list[str] | None = None  # the accumulator's text pieces, as last seen
+        self.told = 0  # how many of them were handed to `on_text`
 
     def _start(self, first_event: Any) -> StreamAccumulator:
         adapter = self.adapter
@@ -87,11 +90,25 @@ class _Reader:
             accumulator = self.accumulator = self._start(event)
         accumulator.feed(event)
         if self.on_text is not None:
-            text = accumulator.result().text
-            known = self.text
-            if len(text) > len(known) and text.startswith(known):
-                self.on_text(text[len(known) :])
-            self.text = text
+            self._tell(accumulator, self.on_text)
+
+    def _tell(self, accumulator: StreamAccumulator, on_text: Callable[[str], Any]) -> None:
+        """Hand `on_text` the text the last event added, if any."""
+        pieces_of = getattr(accumulator, "text_pieces", None)
+        pieces: list[str] | None = None if pieces_of is None else pieces_of()
+        if pieces is not None and pieces is self.pieces:  # the usual case: new pieces only
+            told = self.told
+            if len(pieces) > told:
+                self.told = len(pieces)
+                on_text("".join(pieces[told:]))
+            return
+        # The first pieces, another list now holding the text, or no pieces: the whole text.
+        text = "".join(pieces) if pieces is not None else accumulator.result().text
+        known = self.text if self.pieces is None else "".join(self.pieces[: self.told])
+        if len(text) > len(known) and text.startswith(known):
+            on_text(text[len(known) :])
+        self.text, self.pieces = text, pieces
+        self.told = 0 if pieces is None else len(pieces)
 
     def done(self, raw: Any) -> Streamed:
         accumulator = self.accumulator
