@@ -92,7 +92,7 @@ class _Call:
 class _Candidate:
     """One candidate being received: its parts, its open call, its finishReason and token."""
 
-    __slots__ = ("extras", "finish", "late", "open_call", "parts", "token")
+    __slots__ = ("extras", "finish", "late", "open_call", "parts", "token", "told")
 
     def __init__(self) -> None:
         self.late = 0  # chunks that sent it parts after its finishReason (not taken)
@@ -101,6 +101,7 @@ class _Candidate:
         self.finish: Any = None
         self.token: Any = None
         self.extras: dict[str, Any] = {}
+        self.told: list[str] = []  # its visible text, in the pieces it came in
 
     def feed_part(self, sent: Any) -> None:
         said = wire(sent)
@@ -110,6 +111,8 @@ class _Candidate:
             if not isinstance(text, str):
                 return
             thought = said.get("thought") is True
+            if text and not thought:
+                self.told.append(text)
             last = self.parts[-1] if self.parts else None
             if type(last) is _Text and last.thought == thought and last.signature is None:
                 last.pieces.append(text)
@@ -267,6 +270,12 @@ class GeminiStream(Accumulator):
             self._finish(state, said)
         if late:
             self._late += 1
+
+    def text_pieces(self) -> list[str] | None:
+        """The first candidate's visible text so far, as its pieces (see `StreamAccumulator`)."""
+        if not self._candidates:
+            return None
+        return self._candidates[min(self._candidates)].told
 
     def _finish(self, state: _Candidate, said: Mapping[str, Any]) -> None:
         """Take a candidate's finishReason (unless a stricter one is held), token and extras."""

@@ -57,6 +57,10 @@ class OllamaStream(Accumulator):
         self._counts: dict[str, Any] = {}
         self._late = 0
 
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        return self._text
+
     def feed(self, event: Any) -> None:
         """Take one chunk (an SDK `ChatResponse` or the parsed JSON line)."""
         self._cached = None

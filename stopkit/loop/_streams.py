@@ -100,7 +100,9 @@ class _Reader:
             told = self.told
             if len(pieces) > told:
                 self.told = len(pieces)
-                on_text("".join(pieces[told:]))
+                new = "".join(pieces[told:])
+                if new:
+                    on_text(new)
             return
         # The first pieces, another list now holding the text, or no pieces: the whole text.
         text = "".join(pieces) if pieces is not None else accumulator.result().text
