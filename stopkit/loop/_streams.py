@@ -72,6 +72,7 @@ class _Reader:
         self.events: list[Any] | None = [] if keep else None
         self.pieces: list[str] | None = None  # the accumulator's text pieces, as last seen
         self.told = 0  # how many of them were handed to `on_text`
+        self.pieces_of: Callable[[], list[str] | None] | None = None  # its `text_pieces`
 
     def _start(self, first_event: Any) -> StreamAccumulator:
         adapter = self.adapter
@@ -80,6 +81,7 @@ class _Reader:
         if not hasattr(adapter, "stream"):
             raise TypeError(f"adapter {adapter.name!r} does not read streams (it has no stream())")
         accumulator: StreamAccumulator = adapter.stream()
+        self.pieces_of = getattr(accumulator, "text_pieces", None)  # looked up once, not per event
         return accumulator
 
     def feed(self, event: Any) -> None:
@@ -94,7 +96,7 @@ class _Reader:
 
     def _tell(self, accumulator: StreamAccumulator, on_text: Callable[[str], Any]) -> None:
         """Hand `on_text` the text the last event added, if any."""
-        pieces_of = getattr(accumulator, "text_pieces", None)
+        pieces_of = self.pieces_of
         pieces: list[str] | None = None if pieces_of is None else pieces_of()
         if pieces is not None and pieces is self.pieces:  # the usual case: new pieces only
             told = self.told
