@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -117,6 +118,11 @@ def _responses_delta(number: int) -> dict[str, Any]:
     }
 
 
+def _llama_chunk(body: dict[str, Any]) -> dict[str, Any]:
+    """An InvokeModelWithResponseStream event as boto3 yields it: the chunk's JSON as bytes."""
+    return {"chunk": {"bytes": json.dumps(body).encode()}}
+
+
 @pytest.mark.parametrize(
     ("name", "first", "piece", "last"),
     [
@@ -160,6 +166,32 @@ def _responses_delta(number: int) -> dict[str, Any]:
             {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "word "}}},
             {"messageStop": {"stopReason": "end_turn"}},
         ),
+        (
+            "bedrock.invoke",
+            None,
+            _llama_chunk({"generation": "word ", "prompt_token_count": None,
+                          "generation_token_count": 1, "stop_reason": None}),
+            _llama_chunk({"generation": "", "prompt_token_count": None,
+                          "generation_token_count": 2000, "stop_reason": "stop",
+                          "amazon-bedrock-invocationMetrics": {"inputTokenCount": 3,
+                                                               "outputTokenCount": 2000}}),
+        ),
+        (
+            "cohere",
+            {"type": "content-start", "index": 0,
+             "delta": {"message": {"content": {"type": "text", "text": ""}}}},
+            {"type": "content-delta", "index": 0,
+             "delta": {"message": {"content": {"text": "word "}}}},
+            {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}},
+        ),
+        (
+            "cohere.v1",
+            {"is_finished": False, "event_type": "stream-start", "generation_id": "g1"},
+            {"is_finished": False, "event_type": "text-generation", "text": "word "},
+            {"is_finished": True, "event_type": "stream-end", "finish_reason": "COMPLETE",
+             "response": {"response_id": "r1", "text": _WORDS, "generation_id": "g1",
+                          "finish_reason": "COMPLETE"}},
+        ),
     ],
 )  # fmt: skip
 def test_a_long_streams_text_is_told_without_reading_the_stop_at_every_event(
@@ -201,6 +233,28 @@ def _delta(index: int, text: str, kind: str = "output_text") -> dict[str, Any]:
 
 def _converse(index: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {"contentBlockDelta": {"contentBlockIndex": index, "delta": delta}}
+
+
+def _part(index: int, kind: str = "text") -> dict[str, Any]:
+    content = {"type": kind, kind: ""}
+    return {"type": "content-start", "index": index, "delta": {"message": {"content": content}}}
+
+
+def _content(index: int, text: str, kind: str = "text") -> dict[str, Any]:
+    return {
+        "type": "content-delta",
+        "index": index,
+        "delta": {"message": {"content": {kind: text}}},
+    }
+
+
+def _generated(text: str) -> dict[str, Any]:
+    return {"event_type": "text-generation", "text": text}
+
+
+def _v1_end(text: str) -> dict[str, Any]:
+    response = {"text": text, "finish_reason": "COMPLETE"}
+    return {"event_type": "stream-end", "finish_reason": "COMPLETE", "response": response}
 
 
 _COMPLETED_OTHERWISE = {
@@ -269,6 +323,30 @@ _REWRITES = {
     "bedrock/reasoning-then-text-then-late-text": ("bedrock", "Answer.", [
         _converse(0, {"reasoningContent": {"text": "hm"}}), _converse(1, {"text": "Answer."}),
         {"messageStop": {"stopReason": "end_turn"}}, _converse(1, {"text": " late"}),
+    ]),
+    "bedrock.invoke/a-second-output-and-late-text": ("bedrock.invoke", "ac", [
+        {"outputs": [{"text": "a", "stop_reason": None}, {"text": "b", "stop_reason": None}]},
+        {"outputs": [{"text": "c", "stop_reason": "stop"}]},
+        {"outputs": [{"text": " late", "stop_reason": None}]},
+    ]),
+    "cohere/an-earlier-part-after-a-later": ("cohere", "A lateBC", [
+        _part(0), _content(0, "A"), _part(1), _content(1, "B"), _content(0, " late"),
+        _content(1, "C"),
+    ]),
+    "cohere/an-empty-part-begun-first": ("cohere", "BA", [
+        _part(1), _content(1, ""), _part(0), _content(0, "A"), _content(1, "B"),
+    ]),
+    "cohere/thinking-then-text": ("cohere", "Answer.", [
+        _part(0, "thinking"), _content(0, "hm", "thinking"), _part(1), _content(1, "Answer."),
+    ]),
+    "cohere.v1/text-then-a-call": ("cohere.v1", "", [
+        _generated("Let me look."),
+        {"event_type": "tool-calls-chunk",
+         "tool_call_delta": {"index": 0, "name": "f", "parameters": "{}"}},
+        _generated(" more"),
+    ]),
+    "cohere.v1/stream-end-saying-other-text-then-late-text": ("cohere.v1", "Hello", [
+        _generated("Hi"), _v1_end("Hello"), _generated(" late"),
     ]),
 }  # fmt: skip
 
