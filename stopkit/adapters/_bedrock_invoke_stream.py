@@ -150,6 +150,12 @@ class BedrockInvokeStream(Accumulator):
         self._late = 0
         self._ignored = 0
 
+    def text_pieces(self) -> list[str] | None:
+        """The first output's text so far, as its pieces (see `StreamAccumulator`)."""
+        if not self._outputs:
+            return None
+        return self._outputs[0].texts
+
     def feed(self, event: Any) -> None:
         """Take one chunk: the decoded `chunk.bytes` object, boto3's event, or an exception."""
         self._cached = None

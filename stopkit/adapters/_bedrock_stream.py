@@ -9,6 +9,10 @@ accumulator), so a stream and its non-streaming twin give the same `Stop`.
 The stream ends at `messageStop`, or at an exception event. After the end, no block event
 changes the reply (a note counts them); the `metadata` event (usage, the guardrail trace),
 InvokeModel's guardrail fields and a stricter stop value are still read.
+
+The visible text is told as pieces (`text_pieces`) while it grows at its end: a text delta of
+a block at or after the last one told. A delta to an earlier block, or a block with text that
+turns out to be a call, a result or reasoning, leave the pieces unable to say it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERRORS
 from stopkit.adapters._calls import parse_arguments
 from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import wire
 
 __all__ = ["BedrockStream"]
@@ -64,9 +69,26 @@ class _Block:
         self.result_content: list[Any] = []
         self.stopped = False
 
+    def shows_text(self) -> bool:
+        """Say whether its text is visible text: no call, result or reasoning took it over."""
+        return (
+            self.tool is None
+            and self.result is None
+            and not self.reasoning
+            and self.signature is None
+            and self.redacted is None
+        )
+
     def content(self) -> dict[str, Any] | None:
         """The block as the non-streaming reply would carry it (None for an empty one)."""
-        text = "".join(self.texts)
+        if self.shows_text():
+            text = "".join(self.texts)
+            if self.citations:
+                cited: dict[str, Any] = {"citations": self.citations}
+                if text:
+                    cited["content"] = [{"text": text}]
+                return {"citationsContent": cited}
+            return {"text": text} if text else None
         if self.tool is not None:
             raw_input = "".join(self.inputs)
             arguments, _, complete, _ = parse_arguments(raw_input)
@@ -80,14 +102,7 @@ class _Block:
             if self.signature is not None:
                 reasoning["signature"] = self.signature
             return {"reasoningContent": {"reasoningText": reasoning}}
-        if self.redacted is not None:
-            return {"reasoningContent": {"redactedContent": self.redacted}}
-        if self.citations:
-            cited: dict[str, Any] = {"citations": self.citations}
-            if text:
-                cited["content"] = [{"text": text}]
-            return {"citationsContent": cited}
-        return {"text": text} if text else None
+        return {"reasoningContent": {"redactedContent": self.redacted}}
 
     def delta(self, delta: Any) -> None:
         """Take one `contentBlockDelta.delta`: text, tool input, reasoning, a citation, results."""
@@ -149,15 +164,27 @@ class BedrockStream(Accumulator):
         self._end = ""  # the event that ended the stream ("" while it has not ended)
         self._ignored = 0
         self._late = 0
+        self._told = TextPieces()
 
-    def _block(self, payload: Any) -> _Block:
-        index = payload.get("contentBlockIndex", 0)
-        if not isinstance(index, int):
-            index = 0
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        return self._told.pieces
+
+    def _block(self, index: int) -> _Block:
         block = self._blocks.get(index)
         if block is None:
             block = self._blocks[index] = _Block()
         return block
+
+    def _tell(self, index: int, block: _Block, shown: bool, count: int) -> None:
+        """Tell the text a block event added (`count` pieces were there, `shown` or not)."""
+        if not shown:
+            return  # a call, a result or reasoning: its text is never shown
+        if not block.shows_text():
+            if any(block.texts):
+                self._told.lost()  # the text it showed is taken out
+        elif len(block.texts) > count:
+            self._told.add(index, block.texts[-1])
 
     def feed(self, event: Any) -> None:
         """Take one ConverseStream event (boto3's dict, or the flattened form)."""
@@ -183,10 +210,17 @@ class BedrockStream(Accumulator):
             if self._end:
                 return True
             fields = wire(payload)
+            if kind == "messageStart":
+                self._role = fields.get("role", "assistant")
+                return False
+            index = fields.get("contentBlockIndex", 0)
+            if not isinstance(index, int):
+                index = 0
+            block = self._block(index)
+            shown, count = block.shows_text(), len(block.texts)
             if kind == "contentBlockDelta":
-                self._block(fields).delta(wire(fields.get("delta")))
+                block.delta(wire(fields.get("delta")))
             elif kind == "contentBlockStart":
-                block = self._block(fields)
                 start = wire(fields.get("start"))
                 tool = start.get("toolUse")
                 if type(tool) is dict:
@@ -194,10 +228,9 @@ class BedrockStream(Accumulator):
                 result = start.get("toolResult")
                 if type(result) is dict:
                     block.result = dict(result)
-            elif kind == "contentBlockStop":
-                self._block(fields).stopped = True
-            else:  # messageStart
-                self._role = fields.get("role", "assistant")
+            else:  # contentBlockStop
+                block.stopped = True
+            self._tell(index, block, shown, count)
         elif kind == "messageStop":
             stop = payload if type(payload) is dict else {"stopReason": payload}
             if self._signal(stop.get("stopReason"), error=False):

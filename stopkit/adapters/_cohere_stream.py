@@ -10,6 +10,10 @@ Fragments are appended to lists and joined once, into the reply they amount to, 
 adapter's own reader (given to the accumulator) reads. After `message-end` no content or call
 event changes the reply (a note counts them); a later `message-end` is read for its usage and
 its error, and for its finish_reason only when that is stricter.
+
+The text parts are joined in the order they began, into one list of pieces that is also the
+text told as it comes (`text_pieces`); a piece of an earlier part, written after a later part
+began, goes inside the text: into a new list, so the pieces already told never change.
 """
 
 from __future__ import annotations
@@ -96,7 +100,8 @@ class CohereStream(Accumulator):
     def __init__(self, read: Callable[[Any], Reading]) -> None:
         super().__init__(read)
         self._kinds: dict[Any, str] = {}
-        self._texts: dict[Any, list[str]] = {}
+        self._text: list[str] = []  # the text parts' pieces, part after part
+        self._parts: dict[Any, int] = {}  # text part index -> its count of pieces, in order
         self._plan: list[str] = []
         self._calls: dict[Any, _Call] = {}
         self._citations: list[Any] = []
@@ -122,7 +127,7 @@ class CohereStream(Accumulator):
             if self._kinds.get(index, "text") == "text":
                 text = wire(_message(fields).get("content")).get("text")
                 if type(text) is str:
-                    self._texts.setdefault(index, []).append(text)
+                    self._add_text(index, text)
         elif kind == "tool-call-delta":
             call = self._calls.get(_index(fields))
             item = wire(_message(fields).get("tool_calls"))
@@ -159,7 +164,26 @@ class CohereStream(Accumulator):
         kind = self._kinds[index] = part if type(part) is str else "text"
         text = content.get("text")
         if kind == "text" and type(text) is str and text:
-            self._texts.setdefault(index, []).append(text)
+            self._add_text(index, text)
+
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        return self._text
+
+    def _add_text(self, index: Any, text: str) -> None:
+        """Add a piece to the end of text part `index`'s."""
+        parts = self._parts
+        if index in parts and index != next(reversed(parts)):
+            # An earlier part written to after a later one began: the piece goes inside.
+            end = 0
+            for part, count in parts.items():
+                end += count
+                if part == index:
+                    break
+            self._text = [*self._text[:end], text, *self._text[end:]]
+        else:
+            self._text.append(text)
+        parts[index] = parts.get(index, 0) + 1
 
     def _end(self, delta: Any) -> None:
         """Take a message-end: the first one ends the reply; a later one is read as noted."""
@@ -191,7 +215,7 @@ class CohereStream(Accumulator):
                 }
                 for pending in self._calls.values()
             ]
-        text = "".join("".join(parts) for parts in self._texts.values())
+        text = "".join(self._text)
         if text or not self._calls:
             message["content"] = [{"type": "text", "text": text}] if text else []
         if self._citations:

@@ -14,6 +14,10 @@ The reply is the stream-end's `response`; whatever it leaves out (a proxy may se
 entirely. The adapter's own reader (given to the accumulator) reads it. After `stream-end` no
 text or call event changes the reply (a note counts them); a later `stream-end` is read for its
 `meta`, and for its finish_reason only when that is stricter.
+
+The `text-generation` pieces are told as they come (`text_pieces`) until the stream-end's
+`response` or a call decides the text instead (a reply with calls shows none: its text is the
+plan).
 """
 
 from __future__ import annotations
@@ -92,6 +96,12 @@ class CohereV1Stream(Accumulator):
         self._response: Any = None
         self._meta: Any = None
         self._late = 0
+
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        if self._response is not None or self._calls is not None or self._pieces:
+            return None  # the stream-end's response, or the calls, decide the text now
+        return self._text
 
     def feed(self, event: Any) -> None:
         """Take one event (an SDK `StreamedChatResponse` or the parsed JSON line)."""

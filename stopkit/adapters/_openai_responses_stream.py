@@ -11,11 +11,17 @@ A second terminal event replaces the first only when its stop value is at least 
 `incomplete`/`content_filter` or a `failed` is never undone by a later `response.completed`);
 nothing else sent after the terminal event changes the reply (a note counts it). Events are
 numbered (`sequence_number`): a repeat is dropped, a reordering noted.
+
+The visible text is told as pieces (`text_pieces`) while it grows at its end: a text delta of
+a message item at or after the last one told. A delta to an earlier item, an item whose final
+form (`output_item.done`) rewrites its text, or a terminal Response carrying its own items (its
+text then decides) leave the pieces unable to say it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from stopkit._stop import Stop, StopReason
@@ -23,6 +29,7 @@ from stopkit.adapters._engine import decide, stricter
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, signal
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["ResponsesStream"]
@@ -51,15 +58,46 @@ _CUT = {"complete": False, "error": "the stream ended before this call was compl
 class _Slot:
     """What arrived for one output item: its first form, its fragments, its final form."""
 
-    __slots__ = ("added", "args", "args_done", "done", "refusal", "text")
+    __slots__ = ("added", "args", "args_done", "done", "position", "refusal", "text")
 
-    def __init__(self) -> None:
+    def __init__(self, position: int) -> None:
+        self.position = position  # its `output_index`; -1, before all, when not numbered
         self.added: Any = None
         self.done: Any = None
         self.text: list[str] = []
         self.refusal: list[str] = []
         self.args: list[str] = []
         self.args_done = False
+
+    def kind(self) -> Any:
+        """The item's type: as added, or a message when it was not said but text came."""
+        kind = wire(self.added).get("type")
+        if kind is None and (self.text or self.refusal):
+            return "message"
+        return kind
+
+    def item(self) -> Any:
+        """The output item received: its final form, else rebuilt from its first and fragments.
+
+        None for an item of which nothing but stray fragments came.
+        """
+        if self.done is not None:
+            return self.done
+        kind = self.kind()
+        if kind == "message":
+            content = [{"type": "output_text", "text": "".join(self.text)}]
+            if self.refusal:
+                content.append({"type": "refusal", "refusal": "".join(self.refusal)})
+            return {"type": "message", "role": "assistant", "content": content}
+        if type(kind) is str and kind in CLIENT_CALL_TYPES:
+            dumped = to_json(self.added)
+            item = dumped if isinstance(dumped, dict) else {**wire(self.added)}
+            if kind == "function_call":
+                item["arguments"] = "".join(self.args)
+            elif kind == "custom_tool_call":
+                item["input"] = "".join(self.args)
+            return item
+        return self.added
 
 
 class ResponsesStream:
@@ -86,6 +124,7 @@ class ResponsesStream:
         "_slots",
         "_snapshot",
         "_terminal",
+        "_told",
         "_top",
     )
 
@@ -107,6 +146,11 @@ class ResponsesStream:
         self._late = 0
         self._events = 0
         self._cached: Stop | None = None
+        self._told = TextPieces()
+
+    def text_pieces(self) -> list[str] | None:
+        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
+        return self._told.pieces
 
     def _slot(self, fields: Any) -> _Slot:
         index = fields.get("output_index")
@@ -114,8 +158,22 @@ class ResponsesStream:
             index = None  # a server that does not number its items: one slot for all
         slot = self._slots.get(index)
         if slot is None:
-            slot = self._slots[index] = _Slot()
+            slot = self._slots[index] = _Slot(-1 if index is None else index)
         return slot
+
+    def _shown(self, slot: _Slot) -> str:
+        """The visible text `result()` takes from one output item (read by the same reader)."""
+        item = slot.item()
+        return "" if item is None else self._read({"output": [item]}).text
+
+    def _retold(self, slot: _Slot, before: str) -> None:
+        """Tell the text an item shows now that it showed `before`, if it only grew."""
+        after = self._shown(slot)
+        if after != before:
+            if after.startswith(before):
+                self._told.add(slot.position, after[len(before) :])
+            else:
+                self._told.lost()
 
     def feed(self, event: Any) -> None:
         """Take one event (an SDK event object or the parsed JSON `data:` object)."""
@@ -136,13 +194,21 @@ class ResponsesStream:
         elif buffer is not None:
             delta = fields.get("delta")
             if type(delta) is str:
-                getattr(self._slot(fields), buffer).append(delta)
+                slot = self._slot(fields)
+                getattr(slot, buffer).append(delta)
+                if buffer == "text" and slot.done is None and slot.kind() == "message":
+                    self._told.add(slot.position, delta)
         elif kind == "response.output_item.added":
-            self._slot(fields).added = fields.get("item")
+            slot = self._slot(fields)
+            before = self._shown(slot)
+            slot.added = fields.get("item")
+            self._retold(slot, before)
         elif kind == "response.output_item.done":
             slot = self._slot(fields)
+            before = self._shown(slot)
             slot.done = fields.get("item")
             slot.text, slot.refusal, slot.args = [], [], []  # the item holds them now
+            self._retold(slot, before)
         elif kind in _DONE:
             name, buffer = _DONE[kind]
             value = fields.get(name)
@@ -188,6 +254,8 @@ class ResponsesStream:
             return
         self._terminal = response
         self._signal = value
+        if _has_items(response):
+            self._told.lost()  # the Response's own items decide the text, not the deltas
 
     def result(self) -> Stop:
         """Return the `Stop` of what was fed so far (`stream_incomplete` before the end)."""
@@ -198,7 +266,7 @@ class ResponsesStream:
     def _reading(self) -> Reading:
         if self._end is not None:
             response = self._terminal
-            if listed(wire(response).get("output")) or not self._slots:
+            if _has_items(response) or not self._slots:
                 reading = self._read(response)
             else:  # a terminal Response sent without its items: the streamed ones
                 reading = self._read(_with_output(response, self._assembled()[0]))
@@ -235,34 +303,22 @@ class ResponsesStream:
         """The output items received, in order, and the ids of calls left unfinished."""
         items: list[Any] = []
         unfinished: set[str] = set()
-        for index in sorted(self._slots, key=lambda i: -1 if i is None else i):
-            slot = self._slots[index]
-            if slot.done is not None:
-                items.append(slot.done)
+        for slot in sorted(self._slots.values(), key=attrgetter("position")):
+            item = slot.item()
+            if item is None:
                 continue
-            added = wire(slot.added)
-            kind = added.get("type")
-            if kind is None and (slot.text or slot.refusal):
-                kind = "message"
-            if kind == "message":
-                content = [{"type": "output_text", "text": "".join(slot.text)}]
-                if slot.refusal:
-                    content.append({"type": "refusal", "refusal": "".join(slot.refusal)})
-                items.append({"type": "message", "role": "assistant", "content": content})
-            elif type(kind) is str and kind in CLIENT_CALL_TYPES:
-                dumped = to_json(slot.added)
-                item = dumped if isinstance(dumped, dict) else {**added}
-                if kind == "function_call":
-                    item["arguments"] = "".join(slot.args)
-                elif kind == "custom_tool_call":
-                    item["input"] = "".join(slot.args)
+            items.append(item)
+            kind = slot.kind()
+            if slot.done is None and type(kind) is str and kind in CLIENT_CALL_TYPES:
                 call_id = id_of(item, kind)
                 if not slot.args_done and type(call_id) is str:
                     unfinished.add(call_id)
-                items.append(item)
-            elif slot.added is not None:
-                items.append(slot.added)
         return items, frozenset(unfinished)
+
+
+def _has_items(response: Any) -> bool:
+    """Say whether a terminal Response carries its own output items (they decide the reply)."""
+    return bool(listed(wire(response).get("output")))
 
 
 def _with_output(response: Any, items: list[Any]) -> dict[str, Any]:
