@@ -86,16 +86,20 @@ def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[A
     """The items `pick` finds when the file is one JSON document, else None (JSON Lines).
 
     A document on one line, or pretty-printed over many, is read whole; a file whose first
-    line is a complete JSON Lines record is left to the line reader.
+    line is a complete JSON Lines record is left to the line reader, and so is a file with
+    more lines after a first line that would pass for a document (they are lines, not junk).
     """
     with open(path, "rb") as f:
         first = f.readline().removeprefix(_BOM)
         if not first.lstrip().startswith((b"{", b"[")):
             return None
         try:
-            return pick(loads(first))
+            found = pick(loads(first))
         except ValueError:
             pass
+        else:
+            more = next((line for line in f if not line.isspace()), None)
+            return found if more is None else None
         if b"\n" not in first:  # a single line that does not parse: not a document either
             return None
         f.seek(0)
