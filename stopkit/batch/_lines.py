@@ -141,6 +141,9 @@ _SUFFIXES = (".jsonl", ".jsonl.out", ".ndjson", ".json")
 def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
     """The results files named: files as given, folders as every results file in them.
 
+    A file named twice (again, or inside a folder also named) is listed once, where it first
+    comes: read twice, its lines would count twice.
+
     Example:
         >>> results_files(["batch_1/"])  # doctest: +SKIP
         ['batch_1/errors.jsonl', 'batch_1/output.jsonl']
@@ -156,7 +159,10 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
             )
         else:
             found.append(os.fspath(target))
-    return found
+    unique: dict[str, str] = {}  # the file itself -> the first name it was given by
+    for name in found:
+        unique.setdefault(os.path.realpath(name), name)
+    return list(unique.values())
 
 
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:

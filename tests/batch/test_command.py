@@ -66,6 +66,21 @@ def test_a_folder_of_results_files(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 1
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["{file}", "{file}"], ["{folder}", "{file}"], ["{file}", "{folder}/./results.jsonl"]],
+)
+def test_a_file_named_twice_is_read_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """A file named again (itself, through its folder, by another spelling) counts once."""
+    path = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
+    names = {"file": str(path), "folder": str(tmp_path)}
+    code, out, _ = _run(["--json", *(a.format(**names) for a in argv)], capsys)
+    data = json.loads(out)
+    assert (code, data["files"], data["lines"]) == (1, [str(path)], len(ANTHROPIC))
+
+
 def test_resubmit_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--resubmit with --input writes the follow-up batch and says so under the table."""
     results = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
