@@ -378,6 +378,30 @@ def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Pa
         assert report.count(outcome=Outcome.TRUNCATED_LINE) == 1
 
 
+@pytest.mark.parametrize(
+    ("results", "inputs", "no_input", "no_result"),
+    [
+        (["a-2", "a-1"], ["a-1", "a-2", "a-2"], [], ["a-2"]),  # a request line given twice
+        (["a-2", "a-10", "a-2"], ["a-2", "a-10"], ["a-2"], []),  # a result line given twice
+        (["a-2", "a-2"], ["a-2", "a-2"], ["a-2"], ["a-2"]),  # both: no way to pair them
+    ],
+)
+def test_a_duplicated_id_is_resubmitted_once_and_the_extra_lines_listed(
+    tmp_path: Path, results: list[str], inputs: list[str], no_input: list[str],
+    no_result: list[str],
+) -> None:  # fmt: skip
+    """An id on two lines of a side joins once; the other line is listed, never sent twice."""
+    by_id = {c.line["custom_id"]: c.line for c in ANTHROPIC}
+    res = write_jsonl(tmp_path / "results.jsonl", [by_id[i] for i in results])
+    ins = write_jsonl(tmp_path / "input.jsonl", [anthropic_request(i) for i in inputs])
+    with audit([res]) as report:
+        resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
+        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == no_input
+        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == no_result
+    written = [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")]
+    assert len(written) == len(set(written)) == len(set(results) & {"a-2", "a-10"})
+
+
 def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:
     """Ids on one side only are counted and listed; bad request lines are listed by line."""
     res = write_jsonl(tmp_path / "results.jsonl",
