@@ -53,6 +53,18 @@ def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any], Entry]
             yield group, fmt, request, entry
 
 
+def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse to write over a file the resubmission reads, or the mapping over the requests."""
+    taken = {os.path.realpath(p): os.fspath(p) for p in reads}
+    for path in (out, mapping):
+        found = taken.get(os.path.realpath(path))
+        if found is not None:
+            raise BatchUsageError(
+                f"{path} would overwrite {found}: write the resubmission elsewhere"
+            )
+        taken[os.path.realpath(path)] = path
+
+
 def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> None:
     """Join the results to their request file(s): add the `no_result` and `no_input` groups.
 
@@ -89,6 +101,7 @@ def resubmit(
     options = options or ResubmitOptions()
     out = os.fspath(out)
     mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
+    _check_outputs(out, mapping, [*report.files, *inputs])
     source: Iterable[tuple[Group, str, dict[str, Any], Entry]]
     if inputs:
         source = join(report, inputs)

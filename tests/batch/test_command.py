@@ -119,6 +119,30 @@ def test_usage_errors_exit_2_and_say_why(
     assert message in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--resubmit", "{inputs}"],
+        ["--resubmit", "{results}"],
+        ["--resubmit", "{out}", "--mapping", "{inputs}"],
+        ["--resubmit", "{out}", "--mapping", "{out}"],
+    ],
+)
+def test_a_resubmission_never_overwrites_a_file_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """--resubmit or --mapping naming the results, the request file or each other: exit 2."""
+    results = write_jsonl(tmp_path / "r.jsonl", [c.line for c in ANTHROPIC])
+    inputs = write_jsonl(tmp_path / "i.jsonl",
+                         [anthropic_request(c.line["custom_id"]) for c in ANTHROPIC])  # fmt: skip
+    before = {p: p.read_bytes() for p in (results, inputs)}
+    names = {"results": str(results), "inputs": str(inputs), "out": str(tmp_path / "o.jsonl")}
+    code, _, err = _run([str(results), "--input", str(inputs), *(a.format(**names) for a in argv)],
+                        capsys)  # fmt: skip
+    assert (code, "would overwrite" in err) == (2, True)
+    assert {p: p.read_bytes() for p in before} == before
+
+
 def test_jobs_print_the_same_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--jobs 2 prints exactly the report of --jobs 1."""
     lines = [
