@@ -21,11 +21,14 @@ from stopkit.batch._lines import document_items
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
+from stopkit.batch._results import read_object
 
 __all__ = ["is_requests_document", "join", "request_lines", "requests_document"]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
 _NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
+#: What a request line of no known shape reads as when it is no results line either.
+_NOT_A_RESULT = frozenset({Outcome.UNKNOWN_SHAPE, Outcome.NO_BODY})
 
 
 def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
@@ -117,8 +120,8 @@ def join(
     others are listed with the lines no id joins. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
     with no request). Request lines that are not JSON, or of no known shape, are counted as
-    bad lines of their file. A request file in another provider's format raises
-    `BatchUsageError`.
+    bad lines of their file. A request file in another provider's format, or a results file
+    given as the request file, raises `BatchUsageError`.
     """
     if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
         raise BatchUsageError(
@@ -137,6 +140,11 @@ def join(
                     continue
                 fmt = format_of(line)
                 if fmt is None:
+                    if read_object(line, number).outcome not in _NOT_A_RESULT:
+                        raise BatchUsageError(
+                            f"{path}:{number} is a results line, not a request line: give the "
+                            "batch's request file"
+                        )
                     report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
                     continue
                 if allowed and fmt not in allowed:

@@ -101,6 +101,7 @@ def test_resubmit_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFi
         (["missing.jsonl"], "missing.jsonl"),
         (["{results}", "--resubmit", "{out}"], "--input"),
         (["{results}", "--input", "{wrong}", "--resubmit", "{out}"], "anthropic request line"),
+        (["{results}", "--input", "{results}"], "a results line, not a request"),
         (["{results}", "--factor", "1"], "--factor"),
         (["{results}", "--mapping", "m.jsonl"], "--resubmit"),
     ],
