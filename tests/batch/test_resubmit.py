@@ -239,6 +239,23 @@ def test_vertex_results_take_no_request_file(tmp_path: Path) -> None:
         _run(tmp_path, [c.line for c in VERTEX], [{"request": c.line["request"]} for c in VERTEX])
 
 
+@pytest.mark.parametrize(
+    ("line", "listed"),
+    [
+        ({k: v for k, v in BEDROCK[1].line.items() if k != "modelInput"}, "CALL0000002"),
+        ({k: v for k, v in VERTEX[1].line.items() if k != "request"}, "results.jsonl:1"),
+    ],
+)
+def test_an_echoing_line_without_its_request_is_listed_not_lost(
+    tmp_path: Path, line: dict[str, Any], listed: str
+) -> None:
+    """A Vertex or Bedrock truncation that echoes no request is held back as `no_request`."""
+    results = [line, BEDROCK[1].line if "recordId" in line else VERTEX[1].line]
+    lines, _, (done, skipped) = _run(tmp_path, results, None)
+    assert (len(lines), done.skipped) == (1, {"no_request": 1})
+    assert [s.rsplit("/", 1)[-1] for s in skipped["no_request"]] == [listed]
+
+
 def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
     """Bedrock: `modelInput.max_tokens` (Claude) or `inferenceConfig.maxTokens` (Converse)."""
     results = [c.line for c in BEDROCK]
