@@ -25,6 +25,7 @@ from tests.batch._fixtures import (
     ANTHROPIC,
     BEDROCK,
     CLAUDE,
+    GPT,
     OPENAI,
     VERTEX,
     anthropic_ok,
@@ -127,6 +128,27 @@ def test_max_tokens_cap_and_factor(tmp_path: Path) -> None:
     inputs = [openai_request("c-1", max_tokens=1000), openai_request("c-2", max_tokens=100)]
     lines, _, _ = _run(tmp_path, results, inputs, factor=3, max_tokens_cap=2000)
     assert [line["body"]["max_tokens"] for line in lines] == [2000, 300]
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "factor", "cap", "expect"),
+    [
+        (1, 1.5, None, 2),  # a one-token classifier: 1.5 x 1 rounds down to 1
+        (100, 1.001, None, 101),
+        (300, 2, None, 600),
+        (16383, 2, None, 16384),  # gpt-4o-mini's documented maximum
+        (16384, 2, None, "at_cap"),
+        (500, 1.001, 500, "at_cap"),
+    ],
+)
+def test_a_raised_ceiling_always_grows_below_the_caps(
+    ceiling: int, factor: float, cap: int | None, expect: int | str
+) -> None:
+    """The new ceiling is at least one more token, never over a cap; at a cap, the line waits."""
+    group = Group(GPT, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+    step = plan(group, openai_request("c-1", max_tokens=ceiling), "openai",
+                ResubmitOptions(factor=factor, max_tokens_cap=cap))  # fmt: skip
+    assert (step.new if step.line is not None else step.skip) == expect
 
 
 def test_anthropic_results_in_any_order_join_by_custom_id(tmp_path: Path) -> None:
