@@ -87,7 +87,8 @@ def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[A
 
     A document on one line, or pretty-printed over many, is read whole; a file whose first
     line is a complete JSON Lines record is left to the line reader, and so is a file with
-    more lines after a first line that would pass for a document (they are lines, not junk).
+    more lines after a first line that would pass for a document (they are lines, not junk),
+    or whose first line does not parse and does not end as a pretty-printed one would.
     """
     with open(path, "rb") as f:
         first = f.readline().removeprefix(_BOM)
@@ -101,6 +102,11 @@ def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[A
             more = next((line for line in f if not line.isspace()), None)
             return found if more is None else None
         if b"\n" not in first:  # a single line that does not parse: not a document either
+            return None
+        # A pretty-printed document breaks its first line after `{`, `[` or `,`; any other
+        # first line that does not parse is a bad JSON Lines line, and the file (gigabytes,
+        # maybe) is not read whole to find that out.
+        if not first.rstrip().endswith((b"{", b"[", b",")):
             return None
         f.seek(0)
         try:

@@ -193,6 +193,34 @@ def test_a_first_line_that_looks_like_a_batch_job_does_not_hide_the_lines_after_
     ]
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        b'{"custom_id": "a-0", "result": {"type": "succ',  # cut inside a string
+        b'{"custom_id": "a-0", "result":',  # cut after a colon
+        b"{oops",
+    ],
+)
+def test_a_bad_first_line_is_not_a_reason_to_read_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: bytes
+) -> None:
+    """A first line that is not JSON is a bad line: the file is still parsed a line at a time."""
+    from stopkit.batch import _lines
+
+    parsed: list[int] = []
+
+    def loads(text: bytes | str) -> object:
+        parsed.append(len(text))
+        return json.loads(text)
+
+    monkeypatch.setattr(_lines, "loads", loads)
+    lines = [first] + [json.dumps(c.line).encode() for c in ANTHROPIC[:3]]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert [r[1] for r in _records(path)] == ["not_json", "replied", "replied", "replied"]
+    assert max(parsed) <= max(len(line) for line in lines) + 1  # one line and its newline
+
+
 def test_keyed_gemini_lines_read_from_a_file(tmp_path: Path) -> None:
     """A Gemini JSON Lines results file reads every documented line shape."""
     path = write_jsonl(tmp_path / "gemini.jsonl", [c.line for c in GEMINI_CASES])
