@@ -21,21 +21,28 @@ from stopkit.batch._lines import document_items
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
+from stopkit.batch._results import read_object
 
 __all__ = ["is_requests_document", "join", "request_lines", "requests_document"]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
 _NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
+#: What a request line of no known shape reads as when it is no results line either.
+_NOT_A_RESULT = frozenset({Outcome.UNKNOWN_SHAPE, Outcome.NO_BODY})
 
 
 def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
-    """Index every result's join key: key -> (its group, its entry, seen by a request yet)."""
+    """Index every result's join key: key -> (its group, its entry, seen by a request yet).
+
+    A key may be on several results lines (a line given twice): each is indexed, so that the
+    ones no request takes are listed as `no_input`, not lost.
+    """
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode = OFF")  # a scratch file: nothing to recover after a crash
     db.execute("PRAGMA synchronous = OFF")
     db.execute(
-        "CREATE TABLE result (key TEXT PRIMARY KEY, grp INTEGER, id TEXT, file TEXT,"
-        " line INTEGER, seen INTEGER)"
+        "CREATE TABLE result (key TEXT, grp INTEGER, id TEXT, file TEXT, line INTEGER,"
+        " seen INTEGER)"
     )
     groups = [g for g in report.counts if g.outcome not in _NOT_RESULTS]
     keyless: set[str] = set()
@@ -48,7 +55,8 @@ def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
                 yield entry.key, number, entry.id, entry.file, entry.line
 
     with db:
-        db.executemany("INSERT OR IGNORE INTO result VALUES (?, ?, ?, ?, ?, 0)", rows())
+        db.executemany("INSERT INTO result VALUES (?, ?, ?, ?, ?, 0)", rows())
+        db.execute("CREATE INDEX result_key ON result (key)")  # built once, after the rows
     if len(keyless) > 1:
         raise BatchUsageError(
             "results lines without ids are matched to requests by line number, which needs "
@@ -107,11 +115,13 @@ def join(
 ) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
     """Stream the request files; yield (result group, format, request line, result entry).
 
-    Every request is matched to its result by id. When the iterator is exhausted, the report
+    Every request is matched to its result by id; an id on several lines joins once (the
+    first result to the first request), so no request is sent twice and no line is lost: the
+    others are listed with the lines no id joins. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
     with no request). Request lines that are not JSON, or of no known shape, are counted as
-    bad lines of their file. A request file in another provider's format raises
-    `BatchUsageError`.
+    bad lines of their file. A request file in another provider's format, or a results file
+    given as the request file, raises `BatchUsageError`.
     """
     if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
         raise BatchUsageError(
@@ -130,6 +140,11 @@ def join(
                     continue
                 fmt = format_of(line)
                 if fmt is None:
+                    if read_object(line, number).outcome not in _NOT_A_RESULT:
+                        raise BatchUsageError(
+                            f"{path}:{number} is a results line, not a request line: give the "
+                            "batch's request file"
+                        )
                     report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
                     continue
                 if allowed and fmt not in allowed:
@@ -140,15 +155,17 @@ def join(
                     )
                 key = key_of(line, fmt, number)
                 found = db.execute(
-                    "SELECT rowid, grp, id, file, line FROM result WHERE key = ?", (key,)
+                    "SELECT rowid, grp, id, file, line, seen FROM result WHERE key = ?"
+                    " ORDER BY rowid LIMIT 1",
+                    (key,),
                 ).fetchone()
-                if found is None:
+                if found is None or found[-1]:  # no result, or the request's id came before
                     request_id = None if key.startswith("#") else key
                     report.add_entry(
                         Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
                     )
                     continue
-                rowid, group, *result = found
+                rowid, group, *result, _ = found
                 db.execute("UPDATE result SET seen = 1 WHERE rowid = ?", (rowid,))
                 yield groups[group], fmt, line, Entry(*result)
         unseen = "SELECT id, file, line FROM result WHERE seen = 0 ORDER BY rowid"

@@ -86,17 +86,27 @@ def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[A
     """The items `pick` finds when the file is one JSON document, else None (JSON Lines).
 
     A document on one line, or pretty-printed over many, is read whole; a file whose first
-    line is a complete JSON Lines record is left to the line reader.
+    line is a complete JSON Lines record is left to the line reader, and so is a file with
+    more lines after a first line that would pass for a document (they are lines, not junk),
+    or whose first line does not parse and does not end as a pretty-printed one would.
     """
     with open(path, "rb") as f:
         first = f.readline().removeprefix(_BOM)
         if not first.lstrip().startswith((b"{", b"[")):
             return None
         try:
-            return pick(loads(first))
+            found = pick(loads(first))
         except ValueError:
             pass
+        else:
+            more = next((line for line in f if not line.isspace()), None)
+            return found if more is None else None
         if b"\n" not in first:  # a single line that does not parse: not a document either
+            return None
+        # A pretty-printed document breaks its first line after `{`, `[` or `,`; any other
+        # first line that does not parse is a bad JSON Lines line, and the file (gigabytes,
+        # maybe) is not read whole to find that out.
+        if not first.rstrip().endswith((b"{", b"[", b",")):
             return None
         f.seek(0)
         try:
@@ -137,6 +147,9 @@ _SUFFIXES = (".jsonl", ".jsonl.out", ".ndjson", ".json")
 def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
     """The results files named: files as given, folders as every results file in them.
 
+    A file named twice (again, or inside a folder also named) is listed once, where it first
+    comes: read twice, its lines would count twice.
+
     Example:
         >>> results_files(["batch_1/"])  # doctest: +SKIP
         ['batch_1/errors.jsonl', 'batch_1/output.jsonl']
@@ -152,7 +165,10 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
             )
         else:
             found.append(os.fspath(target))
-    return found
+    unique: dict[str, str] = {}  # the file itself -> the first name it was given by
+    for name in found:
+        unique.setdefault(os.path.realpath(name), name)
+    return list(unique.values())
 
 
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:

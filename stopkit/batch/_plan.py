@@ -112,6 +112,11 @@ def _clamp(value: int, cap: int | None, options: ResubmitOptions) -> int:
     return value
 
 
+def _raised(value: int, cap: int | None, options: ResubmitOptions) -> int:
+    """The ceiling times the factor, at least one token more (1 x 1.5 rounds down), capped."""
+    return _clamp(max(int(value * options.factor), value + 1), cap, options)
+
+
 def _budget_plan(
     group: Group, line: dict[str, Any], fmt: str, found: Ceiling, cap: int | None,
     options: ResubmitOptions, n: int,
@@ -128,7 +133,7 @@ def _budget_plan(
         return Plan(_set(line, found.path, new), "reasoning_budget", None, field, found.value, new)
     top = found.value
     if group.detail == "reasoning" and top is not None:  # the ceiling went to thinking: raise it
-        top = max(top, _clamp(int(top * options.factor), cap, options))
+        top = max(top, _raised(top, cap, options))
     if top is not None and n >= top:  # Anthropic requires budget_tokens < max_tokens
         return Plan(None, skip="budget_not_below_ceiling")
     path, key, extra = where
@@ -159,7 +164,7 @@ def plan(group: Group, line: dict[str, Any], fmt: str, options: ResubmitOptions)
         return _budget_plan(group, line, fmt, found, cap, options, n)
     if found.value is None:
         return Plan(None, skip="no_ceiling")
-    new = _clamp(int(found.value * options.factor), cap, options)
+    new = _raised(found.value, cap, options)
     if new <= found.value:
         return Plan(None, skip="at_cap")
     field = ".".join(found.path)

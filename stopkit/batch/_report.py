@@ -216,7 +216,8 @@ class Report:
         rid = record.id
         entry = f"={record.line}\0{rid}" if rid is not None else f"@{record.line}\0{self._file}"
         self._spill.add(key, entry)
-        if self.keep_requests and record.request is not None and _may_redo(group_of(record)):
+        if self.keep_requests and _may_redo(group_of(record)):
+            # Kept with no request too: a line to redo that echoed none is listed, not lost.
             echoed = [entry, list(key), record.request]
             self._spill.add(_REQUESTS, dumps(echoed).decode())
 
@@ -318,7 +319,7 @@ class Report:
             yield str(entry)
 
     def echoed_requests(self) -> Iterator[tuple[Entry, Group, Any]]:
-        """Yield the kept echoed requests: (entry, group, the request in its input form)."""
+        """Yield the kept echoed requests: (entry, group, the request in its input form or None)."""
         from stopkit.batch._json import loads
 
         for text, shift in self._spill.read(_REQUESTS):

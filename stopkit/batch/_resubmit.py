@@ -16,7 +16,7 @@ from typing import Any
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._join import is_requests_document, join
 from stopkit.batch._json import dumps
-from stopkit.batch._plan import ResubmitOptions, plan, wanted
+from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import format_of, new_id, with_id
 
@@ -46,11 +46,23 @@ class Resubmission:
     their ids are `report.skipped_ids(cause)`."""
 
 
-def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
+def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any] | None, Entry]]:
+    """The requests results lines echo; None (and no format) where a line echoed none."""
     for entry, group, request in report.echoed_requests():
         fmt = format_of(request)
-        if fmt is not None:
-            yield group, fmt, request, entry
+        yield group, fmt or "", request if fmt is not None else None, entry
+
+
+def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse to write over a file the resubmission reads, or the mapping over the requests."""
+    taken = {os.path.realpath(p): os.fspath(p) for p in reads}
+    for path in (out, mapping):
+        found = taken.get(os.path.realpath(path))
+        if found is not None:
+            raise BatchUsageError(
+                f"{path} would overwrite {found}: write the resubmission elsewhere"
+            )
+        taken[os.path.realpath(path)] = path
 
 
 def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> None:
@@ -89,7 +101,8 @@ def resubmit(
     options = options or ResubmitOptions()
     out = os.fspath(out)
     mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
-    source: Iterable[tuple[Group, str, dict[str, Any], Entry]]
+    _check_outputs(out, mapping, [*report.files, *inputs])
+    source: Iterable[tuple[Group, str, dict[str, Any] | None, Entry]]
     if inputs:
         source = join(report, inputs)
     else:
@@ -111,7 +124,7 @@ def resubmit(
         for group, fmt, line, entry in source:
             if not wanted(group, options):
                 continue
-            step = plan(group, line, fmt, options)
+            step = Plan(None) if line is None else plan(group, line, fmt, options)
             if step.line is None or step.action is None:
                 cause = step.skip or "no_request"
                 done.skipped[cause] = done.skipped.get(cause, 0) + 1

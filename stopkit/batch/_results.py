@@ -127,11 +127,14 @@ def _openai(obj: dict[str, Any], line: int) -> Record:
     if type(response) is not dict:
         response = {}
     body = response.get("body")
-    if type(body) is not dict or not body:
-        return Record(line, Outcome.NO_BODY, "openai", rid, message="response has no body")
     status = response.get("status_code")
+    failed = type(status) is int and status >= 400  # an error by its status, body or not
+    if type(body) is not dict or not body:
+        if failed:
+            return _errored(line, "openai", rid, f"http_{status}", body or None)
+        return Record(line, Outcome.NO_BODY, "openai", rid, message="response has no body")
     problem = body.get("error")
-    if problem or (type(status) is int and status >= 400):
+    if problem or failed:
         detail = problem if type(problem) is dict else {}
         code = detail.get("code") or detail.get("type") or f"http_{status}"
         return _errored(line, "openai", rid, code, detail.get("message"), body.get("model"))

@@ -66,6 +66,21 @@ def test_a_folder_of_results_files(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 1
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["{file}", "{file}"], ["{folder}", "{file}"], ["{file}", "{folder}/./results.jsonl"]],
+)
+def test_a_file_named_twice_is_read_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """A file named again (itself, through its folder, by another spelling) counts once."""
+    path = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
+    names = {"file": str(path), "folder": str(tmp_path)}
+    code, out, _ = _run(["--json", *(a.format(**names) for a in argv)], capsys)
+    data = json.loads(out)
+    assert (code, data["files"], data["lines"]) == (1, [str(path)], len(ANTHROPIC))
+
+
 def test_resubmit_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--resubmit with --input writes the follow-up batch and says so under the table."""
     results = write_jsonl(tmp_path / "results.jsonl", [c.line for c in ANTHROPIC])
@@ -86,6 +101,7 @@ def test_resubmit_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFi
         (["missing.jsonl"], "missing.jsonl"),
         (["{results}", "--resubmit", "{out}"], "--input"),
         (["{results}", "--input", "{wrong}", "--resubmit", "{out}"], "anthropic request line"),
+        (["{results}", "--input", "{results}"], "a results line, not a request"),
         (["{results}", "--factor", "1"], "--factor"),
         (["{results}", "--mapping", "m.jsonl"], "--resubmit"),
     ],
@@ -102,6 +118,30 @@ def test_usage_errors_exit_2_and_say_why(
     code, _, err = _run([a.format(**names) for a in argv], capsys)
     assert code == 2
     assert message in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--resubmit", "{inputs}"],
+        ["--resubmit", "{results}"],
+        ["--resubmit", "{out}", "--mapping", "{inputs}"],
+        ["--resubmit", "{out}", "--mapping", "{out}"],
+    ],
+)
+def test_a_resubmission_never_overwrites_a_file_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """--resubmit or --mapping naming the results, the request file or each other: exit 2."""
+    results = write_jsonl(tmp_path / "r.jsonl", [c.line for c in ANTHROPIC])
+    inputs = write_jsonl(tmp_path / "i.jsonl",
+                         [anthropic_request(c.line["custom_id"]) for c in ANTHROPIC])  # fmt: skip
+    before = {p: p.read_bytes() for p in (results, inputs)}
+    names = {"results": str(results), "inputs": str(inputs), "out": str(tmp_path / "o.jsonl")}
+    code, _, err = _run([str(results), "--input", str(inputs), *(a.format(**names) for a in argv)],
+                        capsys)  # fmt: skip
+    assert (code, "would overwrite" in err) == (2, True)
+    assert {p: p.read_bytes() for p in before} == before
 
 
 def test_jobs_print_the_same_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -172,6 +172,55 @@ def test_a_pretty_printed_file_that_is_no_batch_job_reads_as_lines(tmp_path: Pat
     assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [Outcome.NOT_JSON] * 3
 
 
+@pytest.mark.parametrize(
+    "first",
+    [
+        '[{"x": 1}]',  # a list of objects, as a bare list of inlined items is
+        json.dumps({"inlinedResponses": {"inlinedResponses": []}}),
+        json.dumps(WRAPPERS["batch output"](_inlined())),
+    ],
+)
+def test_a_first_line_that_looks_like_a_batch_job_does_not_hide_the_lines_after_it(
+    tmp_path: Path, first: str
+) -> None:
+    """A JSON Lines file is a batch job document only if nothing follows its first line."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(first + "\n" + "".join(json.dumps(c.line) + "\n" for c in ANTHROPIC[:2]))
+    assert _records(path) == [
+        (1, "unknown_shape", None),
+        (2, "replied", "a-1"),
+        (3, "replied", "a-2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        b'{"custom_id": "a-0", "result": {"type": "succ',  # cut inside a string
+        b'{"custom_id": "a-0", "result":',  # cut after a colon
+        b"{oops",
+    ],
+)
+def test_a_bad_first_line_is_not_a_reason_to_read_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: bytes
+) -> None:
+    """A first line that is not JSON is a bad line: the file is still parsed a line at a time."""
+    from stopkit.batch import _lines
+
+    parsed: list[int] = []
+
+    def loads(text: bytes | str) -> object:
+        parsed.append(len(text))
+        return json.loads(text)
+
+    monkeypatch.setattr(_lines, "loads", loads)
+    lines = [first] + [json.dumps(c.line).encode() for c in ANTHROPIC[:3]]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert [r[1] for r in _records(path)] == ["not_json", "replied", "replied", "replied"]
+    assert max(parsed) <= max(len(line) for line in lines) + 1  # one line and its newline
+
+
 def test_keyed_gemini_lines_read_from_a_file(tmp_path: Path) -> None:
     """A Gemini JSON Lines results file reads every documented line shape."""
     path = write_jsonl(tmp_path / "gemini.jsonl", [c.line for c in GEMINI_CASES])

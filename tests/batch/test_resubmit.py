@@ -25,6 +25,7 @@ from tests.batch._fixtures import (
     ANTHROPIC,
     BEDROCK,
     CLAUDE,
+    GPT,
     OPENAI,
     VERTEX,
     anthropic_ok,
@@ -127,6 +128,27 @@ def test_max_tokens_cap_and_factor(tmp_path: Path) -> None:
     inputs = [openai_request("c-1", max_tokens=1000), openai_request("c-2", max_tokens=100)]
     lines, _, _ = _run(tmp_path, results, inputs, factor=3, max_tokens_cap=2000)
     assert [line["body"]["max_tokens"] for line in lines] == [2000, 300]
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "factor", "cap", "expect"),
+    [
+        (1, 1.5, None, 2),  # a one-token classifier: 1.5 x 1 rounds down to 1
+        (100, 1.001, None, 101),
+        (300, 2, None, 600),
+        (16383, 2, None, 16384),  # gpt-4o-mini's documented maximum
+        (16384, 2, None, "at_cap"),
+        (500, 1.001, 500, "at_cap"),
+    ],
+)
+def test_a_raised_ceiling_always_grows_below_the_caps(
+    ceiling: int, factor: float, cap: int | None, expect: int | str
+) -> None:
+    """The new ceiling is at least one more token, never over a cap; at a cap, the line waits."""
+    group = Group(GPT, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+    step = plan(group, openai_request("c-1", max_tokens=ceiling), "openai",
+                ResubmitOptions(factor=factor, max_tokens_cap=cap))  # fmt: skip
+    assert (step.new if step.line is not None else step.skip) == expect
 
 
 def test_anthropic_results_in_any_order_join_by_custom_id(tmp_path: Path) -> None:
@@ -237,6 +259,23 @@ def test_vertex_results_take_no_request_file(tmp_path: Path) -> None:
     """Vertex lines have no id and no promised order: a request file for them is refused."""
     with pytest.raises(BatchUsageError, match="Vertex"):
         _run(tmp_path, [c.line for c in VERTEX], [{"request": c.line["request"]} for c in VERTEX])
+
+
+@pytest.mark.parametrize(
+    ("line", "listed"),
+    [
+        ({k: v for k, v in BEDROCK[1].line.items() if k != "modelInput"}, "CALL0000002"),
+        ({k: v for k, v in VERTEX[1].line.items() if k != "request"}, "results.jsonl:1"),
+    ],
+)
+def test_an_echoing_line_without_its_request_is_listed_not_lost(
+    tmp_path: Path, line: dict[str, Any], listed: str
+) -> None:
+    """A Vertex or Bedrock truncation that echoes no request is held back as `no_request`."""
+    results = [line, BEDROCK[1].line if "recordId" in line else VERTEX[1].line]
+    lines, _, (done, skipped) = _run(tmp_path, results, None)
+    assert (len(lines), done.skipped) == (1, {"no_request": 1})
+    assert [s.rsplit("/", 1)[-1] for s in skipped["no_request"]] == [listed]
 
 
 def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
@@ -376,6 +415,30 @@ def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Pa
         assert report.count(outcome=Outcome.NO_INPUT) == 0
         assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-2"]
         assert report.count(outcome=Outcome.TRUNCATED_LINE) == 1
+
+
+@pytest.mark.parametrize(
+    ("results", "inputs", "no_input", "no_result"),
+    [
+        (["a-2", "a-1"], ["a-1", "a-2", "a-2"], [], ["a-2"]),  # a request line given twice
+        (["a-2", "a-10", "a-2"], ["a-2", "a-10"], ["a-2"], []),  # a result line given twice
+        (["a-2", "a-2"], ["a-2", "a-2"], ["a-2"], ["a-2"]),  # both: no way to pair them
+    ],
+)
+def test_a_duplicated_id_is_resubmitted_once_and_the_extra_lines_listed(
+    tmp_path: Path, results: list[str], inputs: list[str], no_input: list[str],
+    no_result: list[str],
+) -> None:  # fmt: skip
+    """An id on two lines of a side joins once; the other line is listed, never sent twice."""
+    by_id = {c.line["custom_id"]: c.line for c in ANTHROPIC}
+    res = write_jsonl(tmp_path / "results.jsonl", [by_id[i] for i in results])
+    ins = write_jsonl(tmp_path / "input.jsonl", [anthropic_request(i) for i in inputs])
+    with audit([res]) as report:
+        resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
+        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == no_input
+        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == no_result
+    written = [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")]
+    assert len(written) == len(set(written)) == len(set(results) & {"a-2", "a-10"})
 
 
 def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:

@@ -105,6 +105,25 @@ def test_bad_lines_are_records_not_errors(line: bytes, outcome: Outcome, message
     assert message in (record.message or "")
 
 
+@pytest.mark.parametrize(
+    ("status", "body", "outcome", "code"),
+    [
+        (503, None, Outcome.ERRORED, "http_503"),
+        (500, {}, Outcome.ERRORED, "http_500"),
+        (429, "Too Many Requests", Outcome.ERRORED, "http_429"),
+        (200, None, Outcome.NO_BODY, None),
+    ],
+)
+def test_an_openai_error_status_without_a_body_is_an_error(
+    status: int, body: Any, outcome: Outcome, code: str | None
+) -> None:
+    """A failed HTTP status is an error by its code even when no error body came with it."""
+    line = {"id": "batch_req_1", "custom_id": "c-1", "error": None,
+            "response": {"status_code": status, "request_id": "req_1", "body": body}}  # fmt: skip
+    record = _read(line)
+    assert (record.outcome, record.code, record.id) == (outcome, code, "c-1")
+
+
 def test_unterminated_last_line_is_a_truncated_download() -> None:
     """A cut line is `truncated_line` when it had no newline (the file's end), else `not_json`."""
     cut = b'{"custom_id": "a-1", "result": {"type": "succ'
