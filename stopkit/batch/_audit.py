@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from stopkit.batch._lines import Chunk, read_chunk, split
+from stopkit.batch._lines import Chunk, read_chunk, results_files, split
 from stopkit.batch._report import Report
 
 __all__ = ["audit", "audit_chunk"]
@@ -75,6 +75,7 @@ def audit(
 ) -> Report:
     """Audit batch results files: why every request stopped, by model and group.
 
+    `paths` are files or folders (every results file in them); a file named twice is read once.
     Files are read as JSON Lines in constant memory (a Gemini batch job document with inlined
     responses is read whole); bad lines are counted and listed, never fatal. `jobs > 1` audits
     line-aligned chunks in that many processes: this one and `jobs - 1` workers.
@@ -85,7 +86,7 @@ def audit(
         [('completed', 9812), ('output_limit/max_tokens', 1204)]
     """
     report = Report(spill_dir, keep_requests=keep_requests)
-    chunks = split(paths, jobs * _CHUNKS_PER_JOB if jobs > 1 else 1)
+    chunks = split(results_files(paths), jobs * _CHUNKS_PER_JOB if jobs > 1 else 1)
     if jobs <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             audit_chunk(chunk, into=report)

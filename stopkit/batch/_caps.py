@@ -32,6 +32,7 @@ OUTPUT_CAPS: dict[str, int] = {
     "gpt-3.5-turbo": 4096,
     "gpt-4-turbo": 4096,
     "gpt-4o": 16384,
+    "gpt-4o-2024-05-13": 4096,  # the first snapshot: 4,096 (its model page, "Snapshots")
     "gpt-4o-mini": 16384,
     "gpt-4.1": 32768,
     "o1": 100000,

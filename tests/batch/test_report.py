@@ -82,6 +82,18 @@ def test_chunks_merged_equal_one_pass(tmp_path: Path) -> None:
         assert list(merged.ids(group)) == list(whole.ids(group))
 
 
+def test_audit_reads_folders_and_each_file_once(tmp_path: Path) -> None:
+    """From Python too, a folder is its results files and a file named twice is read once."""
+    (tmp_path / "in").mkdir()
+    a = write_jsonl(tmp_path / "in" / "a.jsonl", [c.line for c in OPENAI])
+    b = write_jsonl(tmp_path / "in" / "b.jsonl", [c.line for c in ANTHROPIC])
+    once = audit([a, b])
+    for named in ([a, a, b], [tmp_path / "in"], [a, tmp_path / "in", b]):
+        report = audit(named)
+        assert report.counts == once.counts
+        assert report.files == [str(a), str(b)]
+
+
 def test_jobs_give_the_report_of_one_process(tmp_path: Path) -> None:
     """`jobs=2` (a process pool over line-aligned chunks) gives the very report of `jobs=1`."""
     lines = many(ANTHROPIC, 3000)
