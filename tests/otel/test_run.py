@@ -280,3 +280,15 @@ def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recor
     assert replayed.attributes["stopkit.termination"] == "completed"
     assert replayed.attributes["gen_ai.usage.output_tokens"] == 4
     journal.close()
+
+
+def test_a_refused_resume_leaves_no_span_behind(otel: Recorded) -> None:
+    """`resume_loop` refusing an async `call_model` starts no run: no agent span, none current."""
+    model = ScriptedModel([reply("tool_request", calls=[call("c1", a=1, b=2)])])
+    outcome = asyncio.run(stopkit.arun_loop(model.acall, [USER], adapter=FAKE,
+                                            tools={"add": lambda a, b: a + b},
+                                            approve=lambda call: stopkit.Defer()))  # fmt: skip
+    with pytest.raises(TypeError, match="aresume_loop"):
+        stopkit.resume_loop(outcome, {"c1": True})
+    assert no_span_left_current()
+    assert [root.name for root in otel.trees()] == ["invoke_agent"]  # the first run's alone
