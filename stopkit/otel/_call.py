@@ -121,14 +121,19 @@ class ModelCall:
         if attributes:
             self.span.set_attributes(attributes)
 
-    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
-        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics."""
+    def replied(
+        self, stops: Sequence[Stop], streamed: bool, error: BaseException | None = None
+    ) -> None:
+        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics.
+
+        `error`: what broke the streamed reply before its end (`error.type`, status error).
+        """
         try:
-            self._replied(stops, streamed)
+            self._replied(stops, streamed, error)
         finally:
             self._close()
 
-    def _replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+    def _replied(self, stops: Sequence[Stop], streamed: bool, error: BaseException | None) -> None:
         stop = stops[0]  # the first choice's reading; every choice has its finish reason
         metric = self.metric
         attributes: dict[str, Any] = {}
@@ -162,7 +167,9 @@ class ModelCall:
         model = facts.get(n.RESPONSE_MODEL)
         if model is not None:
             metric = {**metric, n.RESPONSE_MODEL: model}
-        t.duration.record(time.perf_counter() - self.start, metric)
+        # A stream read in part, then broken: the call failed (its duration says so too).
+        timed = metric if error is None else {**metric, n.ERROR_TYPE: self._error(error)}
+        t.duration.record(time.perf_counter() - self.start, timed)
         tokens_in = counts.get(n.INPUT_TOKENS)
         if tokens_in is not None:
             t.token_usage.record(tokens_in, {**metric, n.TOKEN_TYPE: "input"})
@@ -178,12 +185,17 @@ class ModelCall:
                 counted.append((n.STOP_DETAIL, each.detail))
             t.count_stop(tuple(counted))
 
+    def _error(self, error: BaseException) -> str:
+        """Mark the span failed by `error` (`error.type`, status error); return the type."""
+        kind = error_type(error)
+        self.span.set_attribute(n.ERROR_TYPE, kind)
+        self.span.set_status(Status(StatusCode.ERROR, scrub_text(str(error))))
+        return kind
+
     def failed(self, error: BaseException) -> None:
         """End the call with the exception it raised (`error.type`, status error)."""
         try:
-            kind = error_type(error)
-            self.span.set_attribute(n.ERROR_TYPE, kind)
-            self.span.set_status(Status(StatusCode.ERROR, scrub_text(str(error))))
+            kind = self._error(error)
             self.t.duration.record(
                 time.perf_counter() - self.start, {**self.metric, n.ERROR_TYPE: kind}
             )
