@@ -105,10 +105,7 @@ class Watch:
         return tuple(results()) if results is not None else (self.accumulator.result(),)
 
     def finish(self, *, may_raise: bool = True, error: BaseException | None = None) -> None:
-        """Report the stream's `Stop`s (one per choice) once; later calls do nothing.
-
-        `error`: what broke the stream before its end, for the telemetry observer.
-        """
+        """Report the stream's `Stop`s (one per choice) once, and what broke it (`error`)."""
         if self.stops is None:
             self.stops = stops = self._read()
             self.settings.report(
@@ -139,10 +136,8 @@ class Watch:
             self.stops = stops
             self.settings.report(stops, self.reply, cause=error, streamed=True, call=self.call)
             return
-        if isinstance(error, StopIteration | StopAsyncIteration):
-            self.finish()
-        else:
-            self.finish(may_raise=False, error=error)
+        broken = not isinstance(error, StopIteration | StopAsyncIteration)
+        self.finish(may_raise=not broken, error=error if broken else None)
 
 
 class _Base(Passthrough):
