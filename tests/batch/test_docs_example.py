@@ -1,4 +1,7 @@
-"""The docs' "Batch results" report is the command's own output on the batch it describes."""
+"""The docs' "Batch results" report is the command's own output on the batch it describes.
+
+The README shows an excerpt of that report: its lines, in order, are lines of the page's.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ import pytest
 
 from stopkit.cli import main
 
-PAGE = Path(__file__).resolve().parents[2] / "docs" / "batch.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "batch.md"
+README = ROOT / "README.md"
 RESULTS = "msgbatch_01HkcTjaV5uDC8jWR4ZsDV8d_results.jsonl"
 
 
@@ -55,7 +60,7 @@ def _write_batch(folder: Path) -> None:
         (folder / name).write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-def test_the_readme_report_is_real(
+def test_the_pages_report_is_real(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Run on that batch, `stopkit batch` prints exactly the report the page shows."""
@@ -70,3 +75,20 @@ def test_the_readme_report_is_real(
     assert capsys.readouterr().out == shown[1]
     assert code == 1  # 46 errored requests
     assert len((tmp_path / "retry.jsonl").read_text().splitlines()) == 1048
+
+
+def test_the_readme_excerpt_is_the_pages_report() -> None:
+    """The README's report runs the page's command, and each line is the page's, in order."""
+    page = PAGE.read_text()
+    command = re.search(r"```sh\n(stopkit batch [^\n]+)\n```", page)
+    shown = re.search(r"```text\n(stopkit batch: .*?)```", page, re.S)
+    excerpt = re.search(
+        r"<!-- batch-excerpt:[^>]*-->\n```text\n\$ ([^\n]+)\n(.*?)```", README.read_text(), re.S
+    )
+    assert command is not None
+    assert shown is not None
+    assert excerpt is not None
+    assert excerpt[1] == command[1]
+    report = iter(shown[1].splitlines())
+    for line in excerpt[2].splitlines():
+        assert line in report, line  # consumes the report up to the line: order is kept
