@@ -26,8 +26,13 @@ class CallObserver(Protocol):
     def returned(self) -> None:
         """The SDK method returned (a stream it returned may still be read)."""
 
-    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
-        """The reply was read: one `Stop` per choice (`streamed`: it came as a stream)."""
+    def replied(
+        self, stops: Sequence[Stop], streamed: bool, error: BaseException | None = None
+    ) -> None:
+        """The reply was read: one `Stop` per choice (`streamed`: it came as a stream).
+
+        `error`: what broke the stream before its end (the `Stop`s are what was read of it).
+        """
 
     def failed(self, error: BaseException) -> None:
         """The SDK method raised `error`."""

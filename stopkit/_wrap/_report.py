@@ -90,16 +90,18 @@ class Settings:
         cause: BaseException | None = None,
         streamed: bool = False,
         call: CallObserver | None = None,
+        error: BaseException | None = None,
     ) -> None:
         """Hand each `Stop` to `on_stop`, then raise the first one's error that `raise_on` names.
 
         `cause` is the SDK error the `Stop`s were read from: the stopkit error is raised from it.
-        The call's telemetry observer (`call`, else the current one) hears of the `Stop`s first.
+        The call's telemetry observer (`call`, else the current one) hears of the `Stop`s first
+        (and of `error`, what broke the stream they were read from).
         """
         if call is None:
             call = CURRENT.get()
         if call is not None:
-            call.replied(stops, streamed)
+            call.replied(stops, streamed, error)
         if self.on_stop is not None:
             for stop in stops:
                 try:

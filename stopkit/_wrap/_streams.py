@@ -11,6 +11,7 @@ object's own attribute.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -98,15 +99,28 @@ class Watch:
             if wire is not None:
                 self.accumulator.feed(wire)
 
-    def finish(self, *, may_raise: bool = True) -> None:
-        """Report the stream's `Stop`s (one per choice) once; later calls do nothing."""
+    def _read(self) -> tuple[Stop, ...]:
+        """The `Stop` of each choice, as far as the stream was read."""
+        results = getattr(self.accumulator, "results", None)
+        return tuple(results()) if results is not None else (self.accumulator.result(),)
+
+    def finish(self, *, may_raise: bool = True, error: BaseException | None = None) -> None:
+        """Report the stream's `Stop`s (one per choice) once, and what broke it (`error`)."""
         if self.stops is None:
-            results = getattr(self.accumulator, "results", None)
-            stops = tuple(results()) if results is not None else (self.accumulator.result(),)
-            self.stops = stops
+            self.stops = stops = self._read()
             self.settings.report(
-                stops, self.reply, may_raise=may_raise, streamed=True, call=self.call
+                stops, self.reply, may_raise=may_raise, streamed=True, call=self.call, error=error
             )
+
+    def __del__(self) -> None:
+        # A stream dropped before its end and never closed: its call's telemetry still ends
+        # (`stream_incomplete`), or its span would stay open for good. Only the observer is
+        # told: `on_stop` and `raise_on` are the caller's, never run by the garbage collector.
+        call = self.call
+        if self.stops is None and call is not None:
+            with contextlib.suppress(Exception):  # nothing may raise out of a finalizer
+                self.stops = stops = self._read()
+                call.replied(stops, True)
 
     def ended(self, error: BaseException) -> None:
         """Report the `Stop`s when reading the stream raised `error`.
@@ -122,7 +136,8 @@ class Watch:
             self.stops = stops
             self.settings.report(stops, self.reply, cause=error, streamed=True, call=self.call)
             return
-        self.finish(may_raise=isinstance(error, StopIteration | StopAsyncIteration))
+        broken = not isinstance(error, StopIteration | StopAsyncIteration)
+        self.finish(may_raise=not broken, error=error if broken else None)
 
 
 class _Base(Passthrough):

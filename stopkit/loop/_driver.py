@@ -112,8 +112,6 @@ class Loop:
 
     def _drive(self, run: Run) -> Outcome:
         """Carry out the requests of `run` with a sync `call_model`, to its outcome."""
-        if self._async_call:
-            raise TypeError("call_model is async: use `await stopkit.aresume_loop(...)`")
         steps = drive(run)
         value: Any = None
         try:
@@ -367,6 +365,8 @@ def resume_loop(outcome: Outcome, approvals: Mapping[str, bool | str]) -> Outcom
     """
     paused, decisions = paused_of(outcome, approvals)
     loop: Loop = paused.run.origin
+    if loop._async_call:  # refused before the run is built: it would start its telemetry
+        raise TypeError("call_model is async: use `await stopkit.aresume_loop(...)`")
     return loop._drive(restore(paused, decisions, is_async=False))
 
 

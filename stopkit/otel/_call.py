@@ -15,15 +15,72 @@ from typing import Any
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from stopkit._stop import Stop
-from stopkit.adapters._wire import either, wire
+from stopkit._stop import Stop, ToolCall
+from stopkit.adapters._wire import either, raw_value, wire
 from stopkit.otel import _names as n
 from stopkit.otel._content import output_messages, scrub_text
 from stopkit.otel._telemetry import Telemetry
 
-__all__ = ["ModelCall", "claim", "error_type"]
+__all__ = [
+    "ModelCall",
+    "attribute_value",
+    "claim",
+    "error_type",
+    "stop_attributes",
+    "tool_attributes",
+]
 
 _CALL = context.create_key("stopkit.model_call")
+# What an attribute holds (besides a list of one of them); `type() in`: a subclass is no
+# guarantee (an enum member is one, and exporters would write it by its repr).
+_PLAIN = (str, bool, int, float)
+
+
+def attribute_value(value: Any) -> str | bool | int | float | None:
+    """Return `value` as an attribute can hold it (an enum member: its value); None if it can't.
+
+    A value from a provider or a custom adapter may be anything (a dict, a mixed list, None,
+    an SDK object): such a value is left off the span, and stays where it came from.
+
+    Example:
+        >>> attribute_value("end_turn"), attribute_value({"code": 1})
+        ('end_turn', None)
+    """
+    value = raw_value(value)
+    return value if type(value) in _PLAIN else None
+
+
+def stop_attributes(stop: Stop) -> dict[str, Any]:
+    """Return a reply's `stopkit.stop.*` attributes: stopkit's reading beside the raw value.
+
+    Example:
+        >>> from stopkit import StopReason
+        >>> stop_attributes(Stop(reason=StopReason.COMPLETED, provider="x", raw_reason="stop"))
+        {'stopkit.stop.reason': 'completed', 'stopkit.stop.provider': 'x', 'stopkit.stop.raw_reason': 'stop'}
+    """  # noqa: E501 -- the doctest's expected output is one line
+    attributes: dict[str, Any] = {n.STOP_REASON: stop.reason.value, n.STOP_PROVIDER: stop.provider}
+    raw, detail = attribute_value(stop.raw_reason), attribute_value(stop.detail)
+    if raw is not None:
+        attributes[n.STOP_RAW_REASON] = raw
+    if detail is not None:
+        attributes[n.STOP_DETAIL] = detail
+    return attributes
+
+
+def tool_attributes(call: ToolCall) -> dict[str, Any]:
+    """Return a tool call's `gen_ai.tool.name` and `gen_ai.tool.call.id`, where they fit.
+
+    Example:
+        >>> tool_attributes(ToolCall(id="c1", name="f"))
+        {'gen_ai.tool.name': 'f', 'gen_ai.tool.call.id': 'c1'}
+    """
+    attributes: dict[str, Any] = {}
+    name, call_id = attribute_value(call.name), attribute_value(call.id)
+    if name is not None:
+        attributes[n.TOOL_NAME] = name
+    if call_id is not None:
+        attributes[n.TOOL_CALL_ID] = call_id
+    return attributes
 
 
 def error_type(error: BaseException) -> str:
@@ -121,14 +178,19 @@ class ModelCall:
         if attributes:
             self.span.set_attributes(attributes)
 
-    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
-        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics."""
+    def replied(
+        self, stops: Sequence[Stop], streamed: bool, error: BaseException | None = None
+    ) -> None:
+        """End the call with its reply (a `Stop` per choice): finish reasons, tokens, metrics.
+
+        `error`: what broke the streamed reply before its end (`error.type`, status error).
+        """
         try:
-            self._replied(stops, streamed)
+            self._replied(stops, streamed, error)
         finally:
             self._close()
 
-    def _replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+    def _replied(self, stops: Sequence[Stop], streamed: bool, error: BaseException | None) -> None:
         stop = stops[0]  # the first choice's reading; every choice has its finish reason
         metric = self.metric
         attributes: dict[str, Any] = {}
@@ -140,14 +202,8 @@ class ModelCall:
             self.provider = metric[n.PROVIDER] = attributes[n.PROVIDER] = n.provider_name(
                 self.adapter
             )
-        reason = stop.reason
         attributes[n.FINISH_REASONS_KEY] = tuple(n.FINISH_REASONS[s.reason] for s in stops)
-        attributes[n.STOP_REASON] = reason.value
-        attributes[n.STOP_PROVIDER] = stop.provider
-        if stop.raw_reason is not None:
-            attributes[n.STOP_RAW_REASON] = stop.raw_reason
-        if stop.detail is not None:
-            attributes[n.STOP_DETAIL] = stop.detail
+        attributes.update(stop_attributes(stop))
         if streamed:
             attributes[n.REQUEST_STREAM] = True
         facts = _response_facts(stop.raw)
@@ -162,7 +218,9 @@ class ModelCall:
         model = facts.get(n.RESPONSE_MODEL)
         if model is not None:
             metric = {**metric, n.RESPONSE_MODEL: model}
-        t.duration.record(time.perf_counter() - self.start, metric)
+        # A stream read in part, then broken: the call failed (its duration says so too).
+        timed = metric if error is None else {**metric, n.ERROR_TYPE: self._error(error)}
+        t.duration.record(time.perf_counter() - self.start, timed)
         tokens_in = counts.get(n.INPUT_TOKENS)
         if tokens_in is not None:
             t.token_usage.record(tokens_in, {**metric, n.TOKEN_TYPE: "input"})
@@ -174,16 +232,22 @@ class ModelCall:
             counted = [(n.STOP_PROVIDER, each.provider), (n.STOP_REASON, each.reason.value)]
             if provider is not None:
                 counted.append((n.PROVIDER, provider))
-            if each.detail is not None:
-                counted.append((n.STOP_DETAIL, each.detail))
+            detail = attribute_value(each.detail)  # a custom adapter's may be anything
+            if detail is not None:
+                counted.append((n.STOP_DETAIL, str(detail)))
             t.count_stop(tuple(counted))
+
+    def _error(self, error: BaseException) -> str:
+        """Mark the span failed by `error` (`error.type`, status error); return the type."""
+        kind = error_type(error)
+        self.span.set_attribute(n.ERROR_TYPE, kind)
+        self.span.set_status(Status(StatusCode.ERROR, scrub_text(str(error))))
+        return kind
 
     def failed(self, error: BaseException) -> None:
         """End the call with the exception it raised (`error.type`, status error)."""
         try:
-            kind = error_type(error)
-            self.span.set_attribute(n.ERROR_TYPE, kind)
-            self.span.set_status(Status(StatusCode.ERROR, scrub_text(str(error))))
+            kind = self._error(error)
             self.t.duration.record(
                 time.perf_counter() - self.start, {**self.metric, n.ERROR_TYPE: kind}
             )

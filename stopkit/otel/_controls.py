@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from stopkit._stop import ToolCall
 from stopkit.loop.events import (
     BudgetWarning,
     Compacted,
@@ -21,14 +20,10 @@ from stopkit.loop.events import (
     UsageUnknown,
 )
 from stopkit.otel import _names as n
-from stopkit.otel._call import error_type
+from stopkit.otel._call import error_type, tool_attributes
 from stopkit.otel._content import scrub_text
 
 __all__ = ["control_event"]
-
-
-def _call(call: ToolCall) -> dict[str, Any]:
-    return {n.TOOL_NAME: call.name, n.TOOL_CALL_ID: call.id}
 
 
 def control_event(event: LoopEvent) -> tuple[str, dict[str, Any]] | None:
@@ -58,7 +53,7 @@ def control_event(event: LoopEvent) -> tuple[str, dict[str, Any]] | None:
             facts[n.TOKENS_AFTER] = event.tokens_after
         return "stopkit.compacted", facts
     if isinstance(event, ToolDenied | ToolDeferred):
-        facts.update(_call(event.call))
+        facts.update(tool_attributes(event.call))
         if event.reason is not None:
             facts[n.CONTROL_REASON] = scrub_text(event.reason)
         name = "tool_denied" if isinstance(event, ToolDenied) else "tool_deferred"
@@ -66,6 +61,6 @@ def control_event(event: LoopEvent) -> tuple[str, dict[str, Any]] | None:
     if isinstance(event, HookStopped):
         facts.update({n.HOOK: event.hook, n.ERROR_TYPE: error_type(event.error)})
         if event.call is not None:
-            facts.update(_call(event.call))
+            facts.update(tool_attributes(event.call))
         return "stopkit.hook_stopped", facts
     return None

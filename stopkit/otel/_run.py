@@ -26,7 +26,7 @@ from stopkit.loop._error_kinds import error_kind
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop.events import Escalation, LoopEvent, Outcome, Termination
 from stopkit.otel import _names as n
-from stopkit.otel._call import ModelCall, error_type
+from stopkit.otel._call import ModelCall, error_type, stop_attributes, tool_attributes
 from stopkit.otel._content import input_messages, scrub_text, tool_arguments, tool_result
 from stopkit.otel._controls import control_event
 from stopkit.otel._telemetry import Telemetry, safe
@@ -46,15 +46,6 @@ _BOUNDS = frozenset(
 # What ended a run in error (status error, `error.type`); every other ending is the loop's
 # own decision, told by `stopkit.termination` and the final reason.
 _FAILED = frozenset({Termination.MODEL_ERROR, Termination.CANCELLED})
-
-
-def _stop_attributes(stop: Stop) -> dict[str, Any]:
-    attributes: dict[str, Any] = {n.STOP_REASON: stop.reason.value, n.STOP_PROVIDER: stop.provider}
-    if stop.raw_reason is not None:
-        attributes[n.STOP_RAW_REASON] = stop.raw_reason
-    if stop.detail is not None:
-        attributes[n.STOP_DETAIL] = stop.detail
-    return attributes
 
 
 def _max_tokens(overrides: Mapping[str, Any], default: int | None) -> Any:
@@ -128,15 +119,18 @@ class RunTrace:
     def tool_call(self, turn: int, slot: int, call: ToolCall) -> None:
         attributes: dict[str, Any] = {
             n.OPERATION: "execute_tool",
-            n.TOOL_NAME: call.name,
-            n.TOOL_CALL_ID: call.id,
+            **tool_attributes(call),
             n.TOOL_TYPE: "function",
             n.TURN: turn,
         }
         if self.t.capture_content:
             attributes[n.TOOL_ARGUMENTS] = tool_arguments(call)
+        name = attributes.get(n.TOOL_NAME)
         span = self.t.tracer.start_span(
-            f"execute_tool {call.name}", self.context, SpanKind.INTERNAL, attributes
+            "execute_tool" if name is None else f"execute_tool {name}",
+            self.context,
+            SpanKind.INTERNAL,
+            attributes,
         )
         # Current while the tool runs: in `arun_loop` each call runs in a task of its own.
         token = context.attach(trace.set_span_in_context(span, self.context))
@@ -176,7 +170,7 @@ class RunTrace:
 
     @safe
     def discarded(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None) -> None:
-        attributes: dict[str, Any] = {**_stop_attributes(stop), **self._wasted(stop.usage)}
+        attributes: dict[str, Any] = {**stop_attributes(stop), **self._wasted(stop.usage)}
         if retry is None:
             self.span.add_event("stopkit.discard", attributes)
             return
@@ -189,12 +183,12 @@ class RunTrace:
 
     @safe
     def resumed(self, stop: Stop, pauses: int) -> None:
-        self.span.add_event("stopkit.resume", {**_stop_attributes(stop), n.PAUSES: pauses})
+        self.span.add_event("stopkit.resume", {**stop_attributes(stop), n.PAUSES: pauses})
 
     @safe
     def escalated(self, escalation: Escalation) -> None:
         attributes = {
-            **_stop_attributes(escalation.stop),
+            **stop_attributes(escalation.stop),
             n.ESCALATION: escalation.reason,
             n.TURN: escalation.turn,
         }
@@ -254,7 +248,7 @@ class RunTrace:
             stop = outcome.stop
             if stop is not None:
                 attributes[n.FINISH_REASONS_KEY] = (n.FINISH_REASONS[stop.reason],)
-                attributes.update(_stop_attributes(stop))
+                attributes.update(stop_attributes(stop))
             if outcome.usage is not None:
                 attributes.update(n.usage_attributes(self.adapter or "", outcome.usage))
             attributes.update(self._wasted(outcome.wasted_usage))

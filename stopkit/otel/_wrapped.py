@@ -84,10 +84,12 @@ class WrappedCall:
             self.call.release()
 
     @safe
-    def replied(self, stops: Sequence[Stop], streamed: bool) -> None:
+    def replied(
+        self, stops: Sequence[Stop], streamed: bool, error: BaseException | None = None
+    ) -> None:
         call, self.call = self.call, None
         if call is not None and stops:
-            call.replied(stops, streamed)
+            call.replied(stops, streamed, error)
 
     @safe
     def failed(self, error: BaseException) -> None:

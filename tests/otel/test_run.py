@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 from collections.abc import Sequence
 from typing import Any
 
@@ -280,3 +281,54 @@ def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recor
     assert replayed.attributes["stopkit.termination"] == "completed"
     assert replayed.attributes["gen_ai.usage.output_tokens"] == 4
     journal.close()
+
+
+def test_a_refused_resume_leaves_no_span_behind(otel: Recorded) -> None:
+    """`resume_loop` refusing an async `call_model` starts no run: no agent span, none current."""
+    model = ScriptedModel([reply("tool_request", calls=[call("c1", a=1, b=2)])])
+    outcome = asyncio.run(stopkit.arun_loop(model.acall, [USER], adapter=FAKE,
+                                            tools={"add": lambda a, b: a + b},
+                                            approve=lambda call: stopkit.Defer()))  # fmt: skip
+    with pytest.raises(TypeError, match="aresume_loop"):
+        stopkit.resume_loop(outcome, {"c1": True})
+    assert no_span_left_current()
+    assert [root.name for root in otel.trees()] == ["invoke_agent"]  # the first run's alone
+
+
+class _Sent(enum.Enum):
+    """A custom adapter's own enum of stop values (an SDK enum, say)."""
+
+    DONE = "done"
+
+
+PLAIN = (str, bool, int, float)
+
+
+def _is_attribute_value(value: Any) -> bool:
+    """What OpenTelemetry attributes hold: a primitive, or a sequence of one primitive type."""
+    if type(value) in PLAIN:
+        return True
+    return type(value) is tuple and len({type(v) for v in value}) <= 1 and all(
+        type(v) in PLAIN for v in value
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [(_Sent.DONE, "done"), ({"code": 1}, None), (["a", 1], None), (None, None), (2.5, 2.5)],
+    ids=["enum", "dict", "mixed-list", "none", "float"],
+)
+def test_only_attribute_values_reach_the_spans(raw: Any, shown: Any, otel: Recorded) -> None:
+    """A custom adapter's raw value, a call without an id: spans get only what attributes hold."""
+    odd_call = {"id": None, "name": "add", "args": {"a": 1, "b": 2}}
+    fake_run([reply("tool_request", calls=[odd_call], raw=raw), reply("completed", "3", raw=raw)],
+             tools={"add": lambda a, b: a + b})  # fmt: skip
+    root = only(otel.trees())
+    nodes = [root, *root.children]
+    for each in nodes:
+        for attributes in (each.attributes, *(e for _, e in each.events)):
+            bad = {k: v for k, v in attributes.items() if not _is_attribute_value(v)}
+            assert bad == {}, each.name
+    assert [c.attributes.get("stopkit.stop.raw_reason") for c in nodes if c.kind == "CLIENT"] == [
+        shown, shown]  # fmt: skip
+    assert root.attributes.get("stopkit.stop.raw_reason") == shown

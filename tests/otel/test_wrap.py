@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
+import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
 
 import stopkit
@@ -31,6 +35,12 @@ MODEL = {
     "gemini": "gemini-2.5-flash",
 }  # fmt: skip
 RECORDED = sorted(p for f in sdk.FOLDERS for p in (sdk.RECORDINGS / f).glob("*.json"))
+
+
+def _stream_recording(folder: str) -> Path:
+    """The recorded stream of a plain answer in `folder`."""
+    name = {"anthropic": "end_turn", "openai_responses": "completed"}.get(folder, "stop")
+    return sdk.RECORDINGS / folder / f"{name}.stream.json"
 
 
 def wrapped(folder: str, source: Any, *, is_async: bool = False) -> tuple[Any, list[Any]]:
@@ -96,11 +106,7 @@ def test_a_stream_span_ends_when_the_stream_ends(is_async: bool, otel: Recorded)
 @pytest.mark.parametrize("folder", sdk.FOLDERS)
 def test_a_stream_cut_short_is_an_error(folder: str, otel: Recorded) -> None:
     """A stream closed before its end: finish reason `error`, detail `stream_incomplete`."""
-    path = sdk.RECORDINGS / folder / ("stop.stream.json" if folder != "anthropic" else
-                                      "end_turn.stream.json")  # fmt: skip
-    if folder == "openai_responses":
-        path = path.with_name("completed.stream.json")
-    client, seen = wrapped(folder, [path])
+    client, seen = wrapped(folder, [_stream_recording(folder)])
     stream = sdk.request(folder, client, True)
     next(iter(stream))
     stream.close()
@@ -109,6 +115,57 @@ def test_a_stream_cut_short_is_an_error(folder: str, otel: Recorded) -> None:
     assert attributes["gen_ai.response.finish_reasons"] == ("error",)
     assert attributes["stopkit.stop.detail"] == "stream_incomplete"
     assert seen[0].detail == "stream_incomplete"
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+@pytest.mark.parametrize("folder", sdk.FOLDERS)
+def test_an_abandoned_stream_still_ends_its_span(
+    folder: str, is_async: bool, otel: Recorded
+) -> None:
+    """A stream dropped after one event, never closed: its span ends, `stream_incomplete`."""
+    client, seen = wrapped(folder, [_stream_recording(folder)], is_async=is_async)
+
+    async def aread_one() -> None:
+        stream = await sdk.arequest(folder, client, True)
+        await anext(aiter(stream))
+
+    if is_async:
+        asyncio.run(aread_one())
+    else:
+        next(iter(sdk.request(folder, client, True)))
+    gc.collect()  # the proxy and its watch hold each other: the cycle collector drops them
+    [span] = otel.spans
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.response.finish_reasons"] == ("error",)
+    assert attributes["stopkit.stop.detail"] == "stream_incomplete"
+    assert seen == []  # on_stop is the caller's: never called from the garbage collector
+
+
+def test_a_stream_broken_by_an_error_is_an_error_span(otel: Recorded) -> None:
+    """A stream whose read raises midway: its span is in error with the exception's type."""
+    events = load_payload(_stream_recording("anthropic")).events
+    assert events is not None
+
+    class Broken(httpx2.SyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            for event in events[:3]:
+                yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+            raise httpx2.ReadError("connection reset")
+
+    def serve(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"},
+                               stream=Broken())  # fmt: skip
+
+    client = stopkit.wrap(sdk.client("anthropic", httpx2.MockTransport(serve)))
+    with pytest.raises(httpx2.ReadError):
+        sdk.call("anthropic", client, True)
+    [span] = otel.spans
+    attributes = dict(span.attributes or {})
+    assert (span.status.status_code.name, attributes["error.type"]) == ("ERROR", "ReadError")
+    assert attributes["gen_ai.response.finish_reasons"] == ("error",)
+    assert attributes["stopkit.stop.detail"] == "stream_incomplete"
+    [(failed, _)] = [p for p in otel.points("gen_ai.client.operation.duration")]
+    assert failed["error.type"] == "ReadError"
 
 
 def test_every_choice_has_its_finish_reason(otel: Recorded) -> None:
