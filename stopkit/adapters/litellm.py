@@ -189,6 +189,10 @@ class LiteLLMStream:
         place(found, natives, self._hidden, reply.get("model"))
         return found
 
+    def text_pieces(self) -> list[str] | None:
+        """The first choice's visible text so far, as its pieces (see `StreamAccumulator`)."""
+        return self._chat.text_pieces()
+
     def results(self) -> tuple[Stop, ...]:
         """Return one `Stop` per choice seen, in `index` order."""
         return self._chat.results()

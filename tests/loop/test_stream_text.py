@@ -133,6 +133,12 @@ def _llama_chunk(body: dict[str, Any]) -> dict[str, Any]:
             {**_CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
         ),
         (
+            "litellm",
+            None,
+            {**_CHUNK, "choices": [{"index": 0, "delta": {"content": "word "}}]},
+            {**_CHUNK, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        ),
+        (
             "anthropic",
             _block(0),
             _piece(0, "word "),
