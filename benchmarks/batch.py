@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -162,6 +163,51 @@ def _audit(path: Path, jobs: int) -> Callable[[], None]:
     return run
 
 
+def _spin(n: int = 3_000_000) -> int:
+    """Pure CPU work that shares nothing: the same share of a second on any core."""
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total
+
+
+def ceiling(repeats: int) -> float:
+    """This machine's own two-process speed-up: `_spin` twice in one process, then in two.
+
+    What `jobs=2` could reach at best here: two vCPUs of a virtual machine need not give twice
+    the work of one, whatever the program.
+    """
+    import multiprocessing
+
+    fork = multiprocessing.get_context("fork")
+
+    def one() -> None:
+        _spin()
+        _spin()
+
+    def two() -> None:
+        worker = fork.Process(target=_spin)
+        worker.start()
+        _spin()
+        worker.join()
+
+    serial, _ = _best(one, repeats)
+    parallel, _ = _best(two, repeats)
+    return serial / parallel
+
+
+def _speedups(one: Callable[[], None], two: Callable[[], None], repeats: int) -> list[float]:
+    """`jobs=2` against `jobs=1` in `repeats` pairs of runs taken back to back.
+
+    A shared machine's speed drifts over a run; the two runs of a pair see about the same
+    machine, where the best of one row's runs and the best of the other's may not.
+    """
+    pairs = []
+    for _ in range(repeats):
+        pairs.append(_best(one, 1)[0] / _best(two, 1)[0])
+    return pairs
+
+
 def measure(path: Path, lines: int, repeats: int) -> dict[str, Any]:
     """Best-of-`repeats` lines per second of each row on one file."""
     import orjson
@@ -179,6 +225,9 @@ def measure(path: Path, lines: int, repeats: int) -> dict[str, Any]:
     return {
         "rates": {name: lines / wall for name, (wall, _) in best.items()},
         "cpu_rates": {name: lines / cpu for name, (_, cpu) in best.items()},
+        "speedups": _speedups(
+            rows["stopkit.batch.audit, jobs=1"], rows["stopkit.batch.audit, jobs=2"], repeats
+        ),
         "load": (load_before, os.getloadavg()[0]),
         "bytes_per_line": path.stat().st_size / lines,
     }
@@ -205,15 +254,23 @@ def table(results: dict[str, Any], meta: dict[str, Any]) -> str:
             out.append(
                 f"| {name} | {row} | {rate:,.0f} | {cpu:,.0f} | {cpu / floor:.0%} | {load} |"
             )
-        one, two = rates["stopkit.batch.audit, jobs=1"], rates["stopkit.batch.audit, jobs=2"]
-        targets.append((name, cpu_rates["stopkit.batch.audit, jobs=1"] / floor, two / one))
+        speedup = statistics.median(found["speedups"])
+        targets.append((name, cpu_rates["stopkit.batch.audit, jobs=1"] / floor, speedup))
     out += ["", "| target | file | met | measured |", "|---|---|---|---|"]
     for name, share, _ in targets:
         met = "yes" if share >= 0.5 else "**no**"
         out.append(f"| audit >= 50% of the orjson parse-only rate | {name} | {met} | {share:.0%} |")
     for name, _, speedup in targets:
         met = "yes" if speedup >= 1.7 else "**no**"
-        out.append(f"| jobs=2 >= 1.7x jobs=1 (wall) | {name} | {met} | {speedup:.2f}x |")
+        out.append(
+            f"| jobs=2 >= 1.7x jobs=1 (wall, median of {meta['repeats']} paired runs) | {name} "
+            f"| {met} | {speedup:.2f}x |"
+        )
+    out += [
+        "",
+        f"For scale, this machine's own ceiling: pure CPU work in two processes runs "
+        f"{meta['ceiling']:.2f}x as fast as in one (`ceiling()`, best of {meta['repeats']}).",
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -238,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: " + ", ".join(f"{k} {v:,.0f}/cpu-s" for k, v in rates), file=sys.stderr)
     machine = _machine(started)
     meta = {**machine, "lines": args.lines, "repeats": args.repeats,
-            "orjson": orjson.__version__}  # fmt: skip
+            "orjson": orjson.__version__, "ceiling": ceiling(args.repeats)}  # fmt: skip
     text = table(results, meta)
     print(text)
     out = HERE / "results"

@@ -10,9 +10,9 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from stopkit.batch._lines import Chunk, read_chunk, results_files, split
 from stopkit.batch._report import Report
@@ -44,8 +44,37 @@ def audit_chunk(
     return report
 
 
-def _worker(chunk: Chunk, spill_dir: str, keep_requests: bool) -> Report:
-    return audit_chunk(chunk, spill_dir, keep_requests=keep_requests)
+# The chunks are self-scheduled: this process and every worker take the next chunk not yet
+# taken, from one counter they share, until none is left. No process holds a queue of its own,
+# so at the end none waits while another still has chunks lined up (a fixed share, or chunks
+# submitted ahead to a worker, left this process idle for up to two chunks). The counter is a
+# `multiprocessing.Value`, handed to each worker when it starts (the only way to share one).
+_counter: Any = None  # in a worker: its pool's counter
+
+
+def _share(counter: Any) -> None:
+    global _counter
+    _counter = counter
+
+
+def _drain(
+    counter: Any, chunks: Sequence[Chunk], spill_dir: str, keep_requests: bool
+) -> list[tuple[int, Report]]:
+    """Audit the next chunk not yet taken until none is left; each chunk's place and report."""
+    done: list[tuple[int, Report]] = []
+    while True:
+        with counter.get_lock():
+            i = counter.value
+            counter.value = i + 1
+        if i >= len(chunks):
+            return done
+        done.append((i, audit_chunk(chunks[i], spill_dir, keep_requests=keep_requests)))
+
+
+def _worker(
+    chunks: Sequence[Chunk], spill_dir: str, keep_requests: bool
+) -> list[tuple[int, Report]]:
+    return _drain(_counter, chunks, spill_dir, keep_requests)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -91,26 +120,24 @@ def audit(
         for chunk in chunks:
             audit_chunk(chunk, into=report)
         return report
-    parts: list[Report | None] = [None] * len(chunks)
-    # The workers take chunks from the front, this process from the back, so it is busy while
-    # they start (a spawned interpreter takes a fraction of a second to import stopkit).
-    ahead = deque(range(len(chunks)))
-    running: dict[Future[Report], int] = {}
-    with ProcessPoolExecutor(jobs - 1, mp_context=_context()) as pool:
-        while ahead or running:
-            while ahead and len(running) < 2 * (jobs - 1):
-                i = ahead.popleft()
-                future = pool.submit(_worker, chunks[i], report.spill_dir, keep_requests)
-                running[future] = i
-            if ahead:
-                i = ahead.pop()
-                parts[i] = audit_chunk(chunks[i], report.spill_dir, keep_requests=keep_requests)
-                done = [f for f in running if f.done()]
-            else:
-                done = list(wait(running, return_when=FIRST_COMPLETED).done)
-            for future in done:
-                parts[running.pop(future)] = future.result()
-    for part in parts:
-        if part is not None:
-            report.merge(part)
+    context = _context()
+    counter = context.Value("q", 0)
+    with ProcessPoolExecutor(
+        jobs - 1, mp_context=context, initializer=_share, initargs=(counter,)
+    ) as pool:
+        workers = [
+            pool.submit(_worker, chunks, report.spill_dir, keep_requests) for _ in range(jobs - 1)
+        ]
+        # This process takes chunks too, from the first: busy while the workers start (a
+        # spawned interpreter takes a fraction of a second to import stopkit).
+        try:
+            done = _drain(counter, chunks, report.spill_dir, keep_requests)
+            for worker in workers:
+                done += worker.result()
+        except BaseException:  # an error, an interrupt: the workers take no further chunk
+            with counter.get_lock():
+                counter.value = len(chunks)
+            raise
+    for _, part in sorted(done, key=lambda found: found[0]):  # merged in file order
+        report.merge(part)
     return report
