@@ -9,6 +9,7 @@ standard library gives the same values, only slower.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -22,12 +23,29 @@ def _stdlib_dumps(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
+# An escaped UTF-16 surrogate (`\ud800`): JSON's grammar allows one alone, but no Unicode text
+# holds it, so it cannot be written out again as UTF-8. orjson refuses such a line; so does the
+# standard library's reader here, so that a report does not depend on the extra installed.
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _stdlib_loads(raw: bytes | str) -> Any:
+    value = json.loads(raw)
+    data = raw.encode() if isinstance(raw, str) else raw
+    if _SURROGATE.search(data) is not None:  # rare: then check that the text is text
+        try:
+            _stdlib_dumps(value)
+        except UnicodeEncodeError:
+            raise ValueError("a lone UTF-16 surrogate escape: not Unicode text") from None
+    return value
+
+
 def _choose() -> tuple[str, _Loads, _Dumps]:
     """Pick the parser: orjson if importable (an optional extra, so imported here, lazily)."""
     try:
         import orjson
     except ImportError:  # the `fast` extra is not installed: the standard library reads the same
-        return "json", json.loads, _stdlib_dumps
+        return "json", _stdlib_loads, _stdlib_dumps
     # orjson.JSONDecodeError subclasses ValueError, as json's does: callers catch ValueError.
     return "orjson", orjson.loads, orjson.dumps
 

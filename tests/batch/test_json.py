@@ -35,6 +35,10 @@ def test_standard_library_and_orjson_give_the_same_report(tmp_path: Path) -> Non
     """Without orjson the standard library reads every line to the very same report."""
     path = write_jsonl(tmp_path / "r.jsonl", [c.line for cases in ALL.values() for c in cases])
     with path.open("a") as f:
+        # A lone surrogate escape (JSON's grammar allows it; no text holds it, and orjson
+        # refuses it), then an escaped pair (an emoji: fine for both), then a cut last line.
+        f.write('{"custom_id": "lone-\\ud800", "result": {"type": "expired"}}\n')
+        f.write('{"custom_id": "pair-\\ud83d\\ude00", "result": {"type": "expired"}}\n')
         f.write('not json\n{"custom_id": "cut", "resu')
     fast_parser, fast = _report(path, block_orjson=False)
     std_parser, std = _report(path, block_orjson=True)
