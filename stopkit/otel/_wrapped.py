@@ -30,12 +30,12 @@ def request_facts(kwargs: Mapping[str, Any]) -> tuple[Any, Any]:
         >>> request_facts({"model": "gpt-4o", "max_completion_tokens": 64})
         ('gpt-4o', 64)
     """
-    ceiling = next((kwargs[k] for k in _CEILINGS if kwargs.get(k) is not None), None)
-    if ceiling is None:
-        config = wire(kwargs.get("config"))  # google-genai: a dict or GenerateContentConfig
-        ceiling = config.get("max_output_tokens")
-        if ceiling is None:
-            ceiling = config.get("maxOutputTokens")
+    # Only an int is a ceiling: an SDK's sentinel for a keyword left out (openai's NOT_GIVEN,
+    # `omit`) must not hide the ceiling given under another name.
+    config = wire(kwargs.get("config"))  # google-genai: a dict or GenerateContentConfig
+    given = [kwargs.get(k) for k in _CEILINGS]
+    given += [config.get("max_output_tokens"), config.get("maxOutputTokens")]
+    ceiling = next((value for value in given if type(value) is int), None)
     return kwargs.get("model"), ceiling
 
 

@@ -227,3 +227,32 @@ def test_nothing_after_uninstrument(otel: Recorded) -> None:
     sdk.call("openai_chat", client, False)
     assert len(seen) == 1
     assert otel.spans == ()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "facts"),
+    [
+        ({"model": "gpt-4o", "max_tokens": 64}, ("gpt-4o", 64)),
+        ({"model": "gpt-4o", "max_completion_tokens": 64}, ("gpt-4o", 64)),
+        # The SDK's sentinel for a keyword left out is not a ceiling: the one given is.
+        ({"model": "gpt-4o", "max_tokens": "NOT_GIVEN", "max_completion_tokens": 64},
+         ("gpt-4o", 64)),
+        ({"model": "gpt-4o", "max_tokens": None, "max_output_tokens": 32}, ("gpt-4o", 32)),
+        ({"model": "gemini-2.5-flash", "config": {"max_output_tokens": 16}},
+         ("gemini-2.5-flash", 16)),
+        ({"model": "gemini-2.5-flash", "config": {"maxOutputTokens": 16}},
+         ("gemini-2.5-flash", 16)),
+        ({"model": "m", "max_tokens": True}, ("m", None)),  # a bool is not a count
+        ({"model": "m"}, ("m", None)),
+    ],
+)  # fmt: skip
+def test_request_facts_read_the_ceiling_the_call_gives(
+    kwargs: dict[str, Any], facts: tuple[Any, Any]
+) -> None:
+    """The model and the output ceiling a call's keywords give; a sentinel is not a ceiling."""
+    import openai
+
+    from stopkit.otel._wrapped import request_facts
+
+    given = {k: openai.NOT_GIVEN if v == "NOT_GIVEN" else v for k, v in kwargs.items()}
+    assert request_facts(given) == facts
