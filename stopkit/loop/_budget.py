@@ -129,8 +129,9 @@ class Tally:
             missing = tuple(name for name in _BOTH if getattr(usage, name) is None)
             if budget is not None and budget.cost is not None:
                 self.cost += _priced(budget.cost, usage)
+        if missing:
+            self.unknown += 1  # `Outcome.usage_unknown`: `usage` is a partial sum
         if missing and budget is not None:
-            self.unknown += 1
             logger.info(
                 "stopkit: the reply of turn %d did not say its %s; the budget cannot count it",
                 turn,

@@ -374,6 +374,7 @@ class Run:
             self.wasted,
             pending_calls=self.pending_calls,
             stopped_by=self.stopped_by,
+            usage_unknown=self.tally.unknown,
             _paused=self.paused,
         )
         if self.recorder is not None:

@@ -155,6 +155,9 @@ class Outcome:
     """The calls waiting for a person's decision (`awaiting_approval`), in the reply's order."""
     stopped_by: HookStopped | None = None
     """The hook that stopped the run (`stopped_by_hook`), with what it raised."""
+    usage_unknown: int = 0
+    """How many replies did not say their input or output tokens. Not 0: `usage` adds up only
+    what the replies said, so it is less than the run cost."""
     _paused: Any = field(default=None, compare=False, repr=False)
     """What `resume_loop` continues a run awaiting approval from (internal)."""
 

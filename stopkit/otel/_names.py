@@ -62,6 +62,8 @@ TERMINATION = "stopkit.termination"
 TOOL_CALLS = "stopkit.tool_calls"
 WASTED_INPUT = "stopkit.wasted.input_tokens"
 WASTED_OUTPUT = "stopkit.wasted.output_tokens"
+#: Replies of the run that did not say their tokens: the run's usage is a partial sum.
+USAGE_UNKNOWN_REPLIES = "stopkit.usage.unknown_replies"
 MAX_TOKENS_OLD = "stopkit.max_tokens.old"
 MAX_TOKENS_NEW = "stopkit.max_tokens.new"
 PAUSES = "stopkit.pauses"

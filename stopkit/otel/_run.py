@@ -252,6 +252,8 @@ class RunTrace:
             if outcome.usage is not None:
                 attributes.update(n.usage_attributes(self.adapter or "", outcome.usage))
             attributes.update(self._wasted(outcome.wasted_usage))
+            if outcome.usage_unknown:
+                attributes[n.USAGE_UNKNOWN_REPLIES] = outcome.usage_unknown
             if failure is not None:
                 attributes[n.ERROR_TYPE] = failure
                 span.set_status(Status(StatusCode.ERROR))

@@ -62,9 +62,9 @@ def test_truncated_twice_keeps_the_last_reply(p: Shapes) -> None:
 
 
 @pytest.mark.parametrize(
-    ("script", "usage", "wasted"),
+    ("script", "usage", "wasted", "unknown"),
     [
-        pytest.param([reply("completed", "hi")], None, None, id="no-reply-says-a-count"),
+        pytest.param([reply("completed", "hi")], None, None, 1, id="no-reply-says-a-count"),
         pytest.param(
             [
                 reply("tool_request", calls=[call("c1", a=1, b=2)], usage={"input_tokens": 7}),
@@ -72,6 +72,7 @@ def test_truncated_twice_keeps_the_last_reply(p: Shapes) -> None:
             ],
             Usage(input_tokens=7, output_tokens=2, reasoning_tokens=1),
             None,
+            2,  # each said one of its input and output counts
             id="counts-each-reply-said",
         ),
         pytest.param(
@@ -81,6 +82,7 @@ def test_truncated_twice_keeps_the_last_reply(p: Shapes) -> None:
             ],
             Usage(output_tokens=154),
             Usage(output_tokens=64),
+            2,
             id="retried-reply-wasted",
         ),
         pytest.param(
@@ -90,15 +92,25 @@ def test_truncated_twice_keeps_the_last_reply(p: Shapes) -> None:
             ],
             Usage(output_tokens=90),
             None,
+            2,
             id="retried-reply-without-counts",
         ),
     ],
 )
-def test_usage_table(script: list[Any], usage: Usage | None, wasted: Usage | None) -> None:
-    """Each reply's counts are added field by field; a count no reply said stays None."""
+def test_usage_table(
+    script: list[Any], usage: Usage | None, wasted: Usage | None, unknown: int
+) -> None:
+    """Counts add up field by field (None where no reply said one); short replies are counted."""
     outcome = fake_run(script, tools={"add": lambda a, b: a + b}, max_tokens=64)
     assert outcome.usage == usage
     assert outcome.wasted_usage == wasted
+    assert outcome.usage_unknown == unknown
+
+
+def test_usage_is_whole_when_every_reply_says_its_tokens(p: Shapes) -> None:
+    """Every reply said its input and output tokens: `usage_unknown` is 0 on every provider."""
+    outcome = run(p, [p.tools([paris()]), p.text("18 °C.")])
+    assert outcome.usage_unknown == 0
 
 
 def test_unusable_summing_up_reply_is_wasted() -> None:

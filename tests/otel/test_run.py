@@ -332,3 +332,27 @@ def test_only_attribute_values_reach_the_spans(raw: Any, shown: Any, otel: Recor
     assert [c.attributes.get("stopkit.stop.raw_reason") for c in nodes if c.kind == "CLIENT"] == [
         shown, shown]  # fmt: skip
     assert root.attributes.get("stopkit.stop.raw_reason") == shown
+
+
+@pytest.mark.parametrize(
+    ("usages", "unknown"),
+    [
+        ([{"input_tokens": 3, "output_tokens": 1}, {"input_tokens": 4, "output_tokens": 2}], None),
+        ([{"input_tokens": 3, "output_tokens": 1}, None], 1),
+        ([{"input_tokens": 3}, None], 2),
+    ],
+)  # fmt: skip
+def test_a_partial_total_of_tokens_says_so(
+    usages: list[Any], unknown: int | None, otel: Recorded
+) -> None:
+    """Replies that did not say their tokens are counted on the agent span: its total is partial."""
+    first, last = usages
+    fake_run(
+        [
+            reply("tool_request", calls=[call("c1", a=1, b=2)], usage=first),
+            reply("completed", "3", usage=last),
+        ],
+        tools={"add": lambda a, b: a + b},
+    )
+    root = only(otel.trees())
+    assert root.attributes.get("stopkit.usage.unknown_replies") == unknown
