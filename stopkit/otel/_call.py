@@ -9,7 +9,7 @@ while `call_model` runs; a wrapped client called inside it adds what only the re
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from opentelemetry import context, trace
@@ -58,13 +58,11 @@ def stop_attributes(stop: Stop) -> dict[str, Any]:
         >>> stop_attributes(Stop(reason=StopReason.COMPLETED, provider="x", raw_reason="stop"))
         {'stopkit.stop.reason': 'completed', 'stopkit.stop.provider': 'x', 'stopkit.stop.raw_reason': 'stop'}
     """  # noqa: E501 -- the doctest's expected output is one line
-    attributes: dict[str, Any] = {n.STOP_REASON: stop.reason.value, n.STOP_PROVIDER: stop.provider}
-    raw, detail = attribute_value(stop.raw_reason), attribute_value(stop.detail)
-    if raw is not None:
-        attributes[n.STOP_RAW_REASON] = raw
-    if detail is not None:
-        attributes[n.STOP_DETAIL] = detail
-    return attributes
+    return {
+        n.STOP_REASON: stop.reason.value,
+        n.STOP_PROVIDER: stop.provider,
+        **_fitting(((n.STOP_RAW_REASON, stop.raw_reason), (n.STOP_DETAIL, stop.detail))),
+    }
 
 
 def tool_attributes(call: ToolCall) -> dict[str, Any]:
@@ -74,13 +72,12 @@ def tool_attributes(call: ToolCall) -> dict[str, Any]:
         >>> tool_attributes(ToolCall(id="c1", name="f"))
         {'gen_ai.tool.name': 'f', 'gen_ai.tool.call.id': 'c1'}
     """
-    attributes: dict[str, Any] = {}
-    name, call_id = attribute_value(call.name), attribute_value(call.id)
-    if name is not None:
-        attributes[n.TOOL_NAME] = name
-    if call_id is not None:
-        attributes[n.TOOL_CALL_ID] = call_id
-    return attributes
+    return _fitting(((n.TOOL_NAME, call.name), (n.TOOL_CALL_ID, call.id)))
+
+
+def _fitting(pairs: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """The attributes whose values an attribute can hold, as `attribute_value` gives them."""
+    return {key: fit for key, value in pairs if (fit := attribute_value(value)) is not None}
 
 
 def error_type(error: BaseException) -> str:
