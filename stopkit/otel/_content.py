@@ -5,9 +5,10 @@ Off by default. When on, a model call's span gets `gen_ai.input.messages` and
 `gen_ai.tool.call.result`, as JSON strings in the shapes of the conventions' schemas
 (`gen-ai-input-messages.json`, `gen-ai-output-messages.json`: `{"role", "parts": [...]}` with
 `text`, `tool_call`, `tool_call_response` and `reasoning` parts). Provider messages are read in
-the four core shapes (Anthropic and Chat `content`, Responses items, Gemini `parts`); a part of
-any other kind (an image, a server tool's block) keeps only its `type`. Everything is redacted
-first with stopkit's one redaction, the one its logs and recordings use.
+the four core shapes (Anthropic and Chat `content`, Responses items, Gemini `parts`), and
+pydantic-ai's messages by their parts' `part_kind`; a part of any other kind (an image, a
+server tool's block) keeps only its `type`. Everything is redacted first with stopkit's one
+redaction, the one its logs and recordings use.
 """
 
 from __future__ import annotations
@@ -120,6 +121,56 @@ def _message(message: Any) -> dict[str, Any]:
     return {"role": role, "parts": parts}
 
 
+# pydantic-ai's messages (pydantic_ai/messages.py): a `ModelRequest` or `ModelResponse` whose
+# parts say their kind in `part_kind`; each part's role, as the conventions name it.
+_PART_ROLES = {
+    "system-prompt": "system", "user-prompt": "user", "tool-return": "tool",
+    "retry-prompt": "tool", "text": "assistant", "tool-call": "assistant",
+    "thinking": "assistant",
+}  # fmt: skip
+
+
+def _framework_parts(part: Any) -> list[dict[str, Any]]:
+    """One part of a pydantic-ai message, as the conventions' parts."""
+    kind = getattr(part, "part_kind", None)
+    content = getattr(part, "content", None)
+    if kind in ("tool-return", "retry-prompt") and getattr(part, "tool_call_id", None):
+        return [_response(part.tool_call_id, content)]
+    if kind == "tool-call":
+        return [_tool_call(part.tool_call_id, part.tool_name, part.args)]
+    if kind == "thinking":
+        return [{"type": "reasoning", "content": content}]
+    if kind in _PART_ROLES and isinstance(content, str):
+        return [{"type": "text", "content": content}]
+    if kind == "user-prompt" and isinstance(content, Sequence):  # text among images, files
+        return [
+            {"type": "text", "content": item}
+            if isinstance(item, str)
+            else {"type": str(getattr(item, "kind", "unknown"))}
+            for item in content
+        ]
+    return [{"type": kind if isinstance(kind, str) else "unknown"}]  # a builtin tool's part
+
+
+def _framework_messages(message: Any) -> list[dict[str, Any]] | None:
+    """A pydantic-ai message as the conventions' messages (one per run of parts of one role)."""
+    parts = getattr(message, "parts", None)
+    if getattr(message, "kind", None) not in ("request", "response") or not isinstance(
+        parts, Sequence
+    ):
+        return None
+    out: list[dict[str, Any]] = []
+    for part in parts:
+        kind = getattr(part, "part_kind", None)
+        role = _PART_ROLES.get(kind, "user") if isinstance(kind, str) else "user"
+        if message.kind == "response":
+            role = "assistant"
+        if not out or out[-1]["role"] != role:
+            out.append({"role": role, "parts": []})
+        out[-1]["parts"] += _framework_parts(part)
+    return out
+
+
 def input_messages(messages: Sequence[Any]) -> str:
     """Return `gen_ai.input.messages` for the messages sent: redacted JSON, in the sent order.
 
@@ -127,7 +178,14 @@ def input_messages(messages: Sequence[Any]) -> str:
         >>> input_messages([{"role": "user", "content": "Hi"}])
         '[{"role": "user", "parts": [{"type": "text", "content": "Hi"}]}]'
     """
-    return _dumps([_message(message) for message in messages])
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        framework = None if isinstance(message, Mapping) else _framework_messages(message)
+        if framework is None:
+            out.append(_message(message))
+        else:
+            out += framework
+    return _dumps(out)
 
 
 def output_messages(stop: Stop) -> str:

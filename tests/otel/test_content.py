@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_ai.messages as pai
 import pytest
 
 import stopkit
@@ -66,6 +67,20 @@ USER = {"role": "user", "parts": [{"type": "text", "content": "Weather?"}]}
              {"role": "assistant", "parts": [{"type": "reasoning", "content": "hm"}, CALL]},
              {"role": "user", "parts": [ANSWER]}],
             id="gemini",
+        ),
+        pytest.param(
+            [pai.ModelRequest([pai.SystemPromptPart("Be brief."), pai.UserPromptPart("Weather?")]),
+             pai.ModelResponse([pai.ThinkingPart("hm"), pai.ToolCallPart(
+                 "get_weather", {"city": "Paris"}, tool_call_id="c1")]),
+             pai.ModelRequest([pai.ToolReturnPart("get_weather", '{"temp": 18}',
+                                                  tool_call_id="c1"),
+                               pai.UserPromptPart(["And here?", pai.ImageUrl("https://x/y.png")])])],
+            [{"role": "system", "parts": [{"type": "text", "content": "Be brief."}]}, USER,
+             {"role": "assistant", "parts": [{"type": "reasoning", "content": "hm"}, CALL]},
+             {"role": "tool", "parts": [ANSWER]},
+             {"role": "user", "parts": [{"type": "text", "content": "And here?"},
+                                        {"type": "image-url"}]}],
+            id="pydantic-ai",
         ),
         pytest.param(
             [{"role": "user", "content": [{"type": "image", "source": {"data": "iVBOR..."}}]}],
