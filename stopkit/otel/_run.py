@@ -246,7 +246,9 @@ class RunTrace:
                 n.TOOL_CALLS: len(outcome.tool_runs),
             }
             stop = outcome.stop
-            if stop is not None:
+            # A run ended by a failed model call has no final reply: the last one read was not
+            # the run's end, and writing its reason would count an error as, say, a tool call.
+            if stop is not None and termination is not Termination.MODEL_ERROR:
                 attributes[n.FINISH_REASONS_KEY] = (n.FINISH_REASONS[stop.reason],)
                 attributes.update(stop_attributes(stop))
             if outcome.usage is not None:

@@ -100,6 +100,22 @@ def test_a_model_error_ends_the_run_span_in_error(otel: Recorded) -> None:
     assert no_span_left_current()
 
 
+def test_a_model_error_after_a_turn_claims_no_final_reason(otel: Recorded) -> None:
+    """A call failing for good after a tool turn: the agent span claims no final finish reason."""
+    with pytest.raises(ModelCallError):
+        fake_run(
+            [reply("tool_request", calls=[call("c1", a=1, b=2)]), ConnectionResetError("reset")],
+            tools={"add": lambda a, b: a + b},
+        )
+    root = only(otel.trees())
+    assert root.attributes["stopkit.termination"] == "model_error"
+    assert "gen_ai.response.finish_reasons" not in root.attributes
+    assert "stopkit.stop.reason" not in root.attributes
+    assert [c.attributes.get("gen_ai.response.finish_reasons") for c in root.children] == [
+        ("tool_call",), None, None
+    ]  # the tool turn's call, its tool, the failed call
+
+
 def test_a_handler_that_raises_ends_the_run_span(otel: Recorded) -> None:
     """A run that raises out of a handler still ends its span, in error, with the type."""
 
