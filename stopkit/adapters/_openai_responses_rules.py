@@ -11,6 +11,7 @@ content part, client calls answered in the same reply, usage, the request's
 
 A stream may send its terminal event twice; `signal` names the most specific stop value of a
 Response, and `SIGNALS` maps every such value, so the stream keeps the stricter of the two.
+`message_parts` is how both the reader and the stream accumulator read a message item's text.
 
 Example:
     >>> signal({"status": "incomplete", "incomplete_details": {"reason": "content_filter"}})
@@ -21,12 +22,13 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
 from stopkit.adapters._engine import Rules, look_up
 from stopkit.adapters._reading import Reading, Verdict
-from stopkit.adapters._wire import raw_value, wire
+from stopkit.adapters._wire import listed, raw_value, wire
 
 __all__ = [
     "ERROR_CODE",
@@ -36,6 +38,7 @@ __all__ = [
     "SIGNALS",
     "STATUS",
     "incomplete_reason",
+    "message_parts",
     "policy_error",
     "signal",
 ]
@@ -134,3 +137,27 @@ def policy_error(reading: Reading, reason: StopReason, detail: str | None) -> Ve
 
 
 RULES = Rules(PROVIDER, "status", STATUS, steps=(incomplete_reason, policy_error))
+
+
+def message_parts(fields: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """Return a message item's visible text pieces (`output_text`) and refusal pieces, in order.
+
+    Example:
+        >>> message_parts({"content": [{"type": "output_text", "text": "Hi"},
+        ...                            {"type": "refusal", "refusal": "No."}]})
+        (['Hi'], ['No.'])
+    """
+    text: list[str] = []
+    refusal: list[str] = []
+    for part in listed(fields.get("content")):
+        said = wire(part)
+        part_type = said.get("type")
+        if part_type == "output_text":
+            value = said.get("text")
+            if type(value) is str:
+                text.append(value)
+        elif part_type == "refusal":
+            value = said.get("refusal")
+            if type(value) is str:
+                refusal.append(value)
+    return text, refusal

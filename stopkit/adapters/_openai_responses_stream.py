@@ -27,7 +27,7 @@ from typing import Any
 from stopkit._stop import Stop, StopReason
 from stopkit.adapters._engine import decide, stricter
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
-from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, signal
+from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import listed, to_json, wire
@@ -162,9 +162,9 @@ class ResponsesStream:
         return slot
 
     def _shown(self, slot: _Slot) -> str:
-        """The visible text `result()` takes from one output item (read by the same reader)."""
-        item = slot.item()
-        return "" if item is None else self._read({"output": [item]}).text
+        """The visible text `result()` takes from one output item (as the reader reads it)."""
+        fields = wire(slot.item())
+        return "".join(message_parts(fields)[0]) if fields.get("type") == "message" else ""
 
     def _retold(self, slot: _Slot, before: str) -> None:
         """Tell the text an item shows now that it showed `before`, if it only grew."""

@@ -33,6 +33,7 @@ from stopkit.adapters._openai_responses_rules import (
     PROVIDER,
     RULES,
     STATUS,
+    message_parts,
 )
 from stopkit.adapters._openai_responses_stream import ResponsesStream
 from stopkit.adapters._reading import Reading, Verdict, tokens
@@ -130,17 +131,9 @@ def read_items(reading: Reading, items: list[Any]) -> None:
         if type(kind) is not str:
             continue  # an item of no known type is neither text nor a call
         if kind == "message":
-            for part in listed(fields.get("content")):
-                said = wire(part)
-                part_type = said.get("type")
-                if part_type == "output_text":
-                    value = said.get("text")
-                    if type(value) is str:
-                        text.append(value)
-                elif part_type == "refusal":
-                    value = said.get("refusal")
-                    if type(value) is str:
-                        refusal.append(value)
+            shown, refused = message_parts(fields)
+            text += shown
+            refusal += refused
         elif kind in CLIENT_CALL_TYPES:
             if kind != "tool_search_call" or raw_value(fields.get("execution")) == "client":
                 calls.append(call_of(fields, kind))
