@@ -11,9 +11,9 @@ adapter's own reader (given to the accumulator) reads. After `message-end` no co
 event changes the reply (a note counts them); a later `message-end` is read for its usage and
 its error, and for its finish_reason only when that is stricter.
 
-The text parts are joined in the order they began, into one list of pieces that is also the
-text told as it comes (`text_pieces`); a piece of an earlier part, written after a later part
-began, goes inside the text: into a new list, so the pieces already told never change.
+The visible text is told as pieces (`text_pieces`) while it grows at its end: a piece of the
+text part last told, or of a later one. A piece of an earlier part, written after a later part
+began, leaves the pieces unable to say it (the text parts are joined in the order they began).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._cohere_rules import FINISH_REASON, RULES
 from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import wire
 
 __all__ = ["EVENT_TYPES", "CohereStream"]
@@ -100,8 +101,9 @@ class CohereStream(Accumulator):
     def __init__(self, read: Callable[[Any], Reading]) -> None:
         super().__init__(read)
         self._kinds: dict[Any, str] = {}
-        self._text: list[str] = []  # the text parts' pieces, part after part
-        self._parts: dict[Any, int] = {}  # text part index -> its count of pieces, in order
+        self._texts: dict[Any, list[str]] = {}  # text part index -> its pieces, in order begun
+        self._begun: dict[Any, int] = {}  # text part index -> how many parts began before it
+        self._told = TextPieces()
         self._plan: list[str] = []
         self._calls: dict[Any, _Call] = {}
         self._citations: list[Any] = []
@@ -168,22 +170,17 @@ class CohereStream(Accumulator):
 
     def text_pieces(self) -> list[str] | None:
         """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._text
+        return self._told.pieces
 
     def _add_text(self, index: Any, text: str) -> None:
         """Add a piece to the end of text part `index`'s."""
-        parts = self._parts
-        if index in parts and index != next(reversed(parts)):
-            # An earlier part written to after a later one began: the piece goes inside.
-            end = 0
-            for part, count in parts.items():
-                end += count
-                if part == index:
-                    break
-            self._text = [*self._text[:end], text, *self._text[end:]]
-        else:
-            self._text.append(text)
-        parts[index] = parts.get(index, 0) + 1
+        texts = self._texts
+        pieces = texts.get(index)
+        if pieces is None:
+            pieces = texts[index] = []
+            self._begun[index] = len(self._begun)  # its place in the text
+        pieces.append(text)
+        self._told.add(self._begun[index], text)
 
     def _end(self, delta: Any) -> None:
         """Take a message-end: the first one ends the reply; a later one is read as noted."""
@@ -215,7 +212,7 @@ class CohereStream(Accumulator):
                 }
                 for pending in self._calls.values()
             ]
-        text = "".join(self._text)
+        text = "".join("".join(parts) for parts in self._texts.values())
         if text or not self._calls:
             message["content"] = [{"type": "text", "text": text}] if text else []
         if self._citations:
