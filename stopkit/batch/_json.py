@@ -27,12 +27,13 @@ def _stdlib_dumps(value: Any) -> bytes:
 # holds it, so it cannot be written out again as UTF-8. orjson refuses such a line; so does the
 # standard library's reader here, so that a report does not depend on the extra installed.
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_TEXT = re.compile(_SURROGATE.pattern.decode())
 
 
 def _stdlib_loads(raw: bytes | str) -> Any:
     value = json.loads(raw)
-    data = raw.encode() if isinstance(raw, str) else raw
-    if _SURROGATE.search(data) is not None:  # rare: then check that the text is text
+    found = _SURROGATE_TEXT.search(raw) if isinstance(raw, str) else _SURROGATE.search(raw)
+    if found is not None:  # rare: then check that the text is text
         try:
             _stdlib_dumps(value)
         except UnicodeEncodeError:
