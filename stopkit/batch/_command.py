@@ -83,7 +83,6 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         exit_status,
         render_text,
         resubmit,
-        results_files,
         write_json,
     )
 
@@ -94,12 +93,13 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("stopkit batch: --mapping goes with --resubmit", file=err)
         return EXIT_USAGE
     try:
-        paths = results_files(args.results)
-        if not paths:
-            print(f"stopkit batch: no results files in {', '.join(args.results)}", file=err)
-            return EXIT_USAGE
-        report = audit(paths, jobs=args.jobs, keep_requests=bool(args.resubmit and not args.input))
+        report = audit(
+            args.results, jobs=args.jobs, keep_requests=bool(args.resubmit and not args.input)
+        )  # files, and every results file in the folders named, each once
         try:
+            if not report.files:
+                print(f"stopkit batch: no results files in {', '.join(args.results)}", file=err)
+                return EXIT_USAGE
             if args.resubmit:
                 options = ResubmitOptions(args.factor, args.max_tokens_cap, args.reasoning_budget)
                 resubmit(report, args.resubmit, inputs=args.input, options=options,
