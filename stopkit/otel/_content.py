@@ -162,9 +162,10 @@ def _framework_messages(message: Any) -> list[dict[str, Any]] | None:
     out: list[dict[str, Any]] = []
     for part in parts:
         kind = getattr(part, "part_kind", None)
-        role = _PART_ROLES.get(kind, "user") if isinstance(kind, str) else "user"
         if message.kind == "response":
             role = "assistant"
+        else:  # a request's parts: system, user or tool
+            role = _PART_ROLES.get(kind, "user") if isinstance(kind, str) else "user"
         if not out or out[-1]["role"] != role:
             out.append({"role": role, "parts": []})
         out[-1]["parts"] += _framework_parts(part)
