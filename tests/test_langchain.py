@@ -34,6 +34,7 @@ from stopkit import StopReason, ToolResult
 from stopkit.adapters._langchain_rules import INTEGRATIONS, Integration
 from stopkit.testing import assert_stop
 from tests._payloads import same_stop
+from tests._stream_text import assert_pieces_join, growth, tell_counting
 
 RECORDINGS = Path(__file__).parent / "recordings"
 ADAPTER = stopkit.get_adapter("langchain")
@@ -582,6 +583,23 @@ def test_chat_google_genai_reads_as_the_gemini_reply_does(name: str, suffix: str
     )
     _agrees(stop, _direct(path))
     assert stop.details["integration"] == "google_genai"
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [("openai_chat", f"{n}.stream") for n in OPENAI_RECORDINGS if n != "refusal"]
+    + [("gemini", f"{n}.stream") for n in GEMINI_RECORDINGS],
+)
+def test_a_real_integrations_stream_is_told_as_its_text_grows(folder: str, name: str) -> None:
+    """`on_text` tells the recorded stream's text piece by piece, without merging per chunk."""
+    path = _recording(folder, name)
+    model = _chat_openai(path) if folder == "openai_chat" else _chat_google(path)
+    chunks = list(model.stream("Weather?"))
+    assert_pieces_join(ADAPTER, chunks)
+    told, streamed, results = tell_counting(ADAPTER, chunks)
+    assert streamed.stop is not None
+    assert "".join(told) == streamed.stop.text == growth(ADAPTER, chunks)
+    assert results <= 2
 
 
 # --- detection and the conversation -----------------------------------------------------------

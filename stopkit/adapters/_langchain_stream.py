@@ -28,6 +28,7 @@ from stopkit.adapters._langchain_rules import (
     integration,
     kind_of,
 )
+from stopkit.adapters._langchain_text import ContentPieces
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import wire
 
@@ -110,6 +111,7 @@ class LangChainStream:
         self._skipped = 0
         self._events = 0
         self._cache: Stop | None = None
+        self._text = ContentPieces()
 
     def feed(self, event: Any) -> None:
         """Take one chunk: an `AIMessageChunk` or a `ChatGenerationChunk`."""
@@ -122,6 +124,7 @@ class LangChainStream:
         found, value = _stop_of(chunk)
         if not self._ended:
             self._chunks.append(chunk)
+            self._text.take(chunk.content, first=len(self._chunks) == 1)
             if found is not None and value is not None:
                 self._held = found, value
                 self._ended = True
@@ -142,6 +145,10 @@ class LangChainStream:
             self._held = found, value
             self._replaced = value
         self._chunks.append(_stripped(chunk))
+
+    def text_pieces(self) -> list[str] | None:
+        """The visible text fed so far, as the pieces the chunks added (None: not as pieces)."""
+        return self._text.pieces.pieces
 
     def result(self) -> Stop:
         """Return the `Stop` of the chunks fed so far (`stream_incomplete` before the end)."""

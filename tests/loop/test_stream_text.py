@@ -11,6 +11,7 @@ import pytest
 import stopkit
 from stopkit.loop._streams import read_stream
 from tests._payloads import load_cases
+from tests._stream_text import assert_pieces_join, growth, tell_counting
 
 STREAMS = [case for case in load_cases() if case.is_stream]
 PIECES = [
@@ -18,43 +19,10 @@ PIECES = [
 ]
 
 
-def _growth(adapter: Any, events: list[Any]) -> str:
-    """The text told as the growth of `result().text`, event by event.
-
-    A reference oracle kept on purpose: the way `on_text` was told before accumulators had
-    `text_pieces`, which the linear way must agree with.
-    """
-    accumulator = adapter.stream()
-    told, known = [], ""
-    for event in events:
-        accumulator.feed(event)
-        text = accumulator.result().text
-        if len(text) > len(known) and text.startswith(known):
-            told.append(text[len(known) :])
-        known = text
-    return "".join(told)
-
-
-def _assert_pieces_join(adapter: Any, events: list[Any]) -> None:
-    """After every event, the text pieces (where told) join to `result().text`."""
-    accumulator = adapter.stream()
-    held: list[str] | None = None
-    for event in events:
-        before = None if held is None else list(held)
-        accumulator.feed(event)
-        pieces = accumulator.text_pieces()
-        if pieces is None:
-            continue
-        assert "".join(pieces) == accumulator.result().text
-        if pieces is held and before is not None:
-            assert pieces[: len(before)] == before  # only ever appended to
-        held = pieces
-
-
 @pytest.mark.parametrize("case", PIECES, ids=lambda case: case.id)
 def test_text_pieces_join_to_the_stops_text_after_every_event(case: Any) -> None:
     """Where an accumulator tells its text pieces, they join to `result().text` at every step."""
-    _assert_pieces_join(stopkit.get_adapter(case.adapter), case.data["events"])
+    assert_pieces_join(stopkit.get_adapter(case.adapter), case.data["events"])
 
 
 @pytest.mark.parametrize("case", STREAMS, ids=lambda case: case.id)
@@ -63,7 +31,7 @@ def test_on_text_tells_what_the_texts_growth_tells(case: Any) -> None:
     adapter = stopkit.get_adapter(case.adapter)
     told: list[str] = []
     read_stream(iter(case.data["events"]), adapter, told.append)
-    assert "".join(told) == _growth(adapter, case.data["events"])
+    assert "".join(told) == growth(adapter, case.data["events"])
     assert "" not in told
 
 
@@ -81,24 +49,6 @@ def _piece(index: int, text: str) -> dict[str, Any]:
         "index": index,
         "delta": {"type": "text_delta", "text": text},
     }
-
-
-class _Counting:
-    """An accumulator that counts its `result()` calls."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.results = inner, 0
-
-    def feed(self, event: Any) -> None:
-        self.inner.feed(event)
-
-    def result(self) -> stopkit.Stop:
-        self.results += 1
-        return self.inner.result()  # type: ignore[no-any-return]
-
-    def text_pieces(self) -> list[str] | None:
-        pieces_of = getattr(self.inner, "text_pieces", None)  # an accumulator may have none
-        return None if pieces_of is None else pieces_of()
 
 
 _CHUNK = {"object": "chat.completion.chunk"}
@@ -204,22 +154,11 @@ def test_a_long_streams_text_is_told_without_reading_the_stop_at_every_event(
     name: str, first: Any, piece: Any | Callable[[int], Any], last: Any
 ) -> None:
     """Telling 2,000 pieces reads no `Stop` per event: the text comes from the pieces."""
-    adapter = stopkit.get_adapter(name)
-    counting = _Counting(adapter.stream())
-
-    class Adapter:
-        def __init__(self) -> None:
-            self.name = adapter.name
-
-        def stream(self) -> _Counting:
-            return counting
-
     pieces = [piece(n) if callable(piece) else piece for n in range(1, 2001)]
     events = [e for e in (first, *pieces, last) if e is not None]
-    told: list[str] = []
-    streamed = read_stream(iter(events), Adapter(), told.append)  # type: ignore[arg-type]
+    told, streamed, results = tell_counting(stopkit.get_adapter(name), events)
     assert "".join(told) == _WORDS
-    assert counting.results <= 2  # the end's Stop, not one per event
+    assert results <= 2  # the end's Stop, not one per event
     assert streamed.stop is not None
     assert streamed.stop.text == _WORDS
 
@@ -367,5 +306,5 @@ def test_text_rewritten_or_out_of_turn_tells_what_the_texts_growth_tells(
     streamed = read_stream(iter(events), adapter, told.append)
     assert streamed.stop is not None
     assert streamed.stop.text == text
-    assert "".join(told) == _growth(adapter, events)
-    _assert_pieces_join(adapter, events)
+    assert "".join(told) == growth(adapter, events)
+    assert_pieces_join(adapter, events)
