@@ -1,9 +1,10 @@
 r"""Decoding a JSON body, the one way stopkit does it (replies, stream events, payload files).
 
 pydantic-core's parser first (already loaded with pydantic; several times `json.loads` on small
-bodies); where it refuses a body only for its nesting (it stops at 254 levels), the standard
-library reads it, so a reply gives the same answer as a `dict` and as its text. A UTF-8 byte
-order mark is skipped.
+bodies); where it refuses a body only for its nesting (it stops at 254 levels) or for a lone
+UTF-16 surrogate escape (a reply cut inside an emoji: JSON's grammar allows it, and `json.loads`,
+hence httpx's `response.json()` and the SDKs, reads it), the standard library reads it, so a
+reply gives the same answer as a `dict` and as its text. A UTF-8 byte order mark is skipped.
 
 Example:
     >>> loads(b'\xef\xbb\xbf{"a": 1}')
@@ -32,11 +33,12 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return from_json(data)
     except ValueError as exc:
-        if "recursion limit" not in str(exc):
-            raise JSONDecodeFailed(str(exc)) from None
-    try:  # nested deeper than pydantic-core reads: the standard library's parser
+        refused = str(exc)
+        if "recursion limit" not in refused and "hex escape" not in refused:
+            raise JSONDecodeFailed(refused) from None
+    try:  # what pydantic-core does not read (see above): the standard library's parser
         return json.loads(data)
     except RecursionError:
         raise JSONDecodeFailed("nested too deeply to read") from None
     except ValueError as exc:
-        raise JSONDecodeFailed(str(exc)) from None
+        raise JSONDecodeFailed(str(exc) if "recursion limit" in refused else refused) from None

@@ -5,11 +5,14 @@ This module imports nothing else from stopkit. Adapters build `Stop` values; the
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import PydanticSerializationError
 
 __all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage", "add_usage"]
 
@@ -45,7 +48,45 @@ _FROZEN = ConfigDict(
 )
 
 
-class ToolCall(BaseModel):
+# A lone UTF-16 surrogate: what a JSON `\\ud83d` escape reads to (text cut inside an emoji).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+class _Dumps(BaseModel):
+    """A result model whose JSON dump never fails on text the reply held."""
+
+    def model_dump_json(
+        self, *, indent: int | None = None, ensure_ascii: bool = False, **options: Any
+    ) -> str:
+        """Dump the model to JSON, as pydantic does; a lone surrogate is written escaped.
+
+        pydantic refuses a lone surrogate (UTF-8 cannot encode it), yet `json.loads` reads one
+        from a reply cut inside an emoji: it is written back as the JSON escape it came as.
+
+        Example:
+            >>> call = ToolCall(id="c1", name="f", arguments={"q": chr(0xD83D)})
+            >>> json.loads(call.model_dump_json())["arguments"] == {"q": chr(0xD83D)}
+            True
+        """
+        try:
+            return super().model_dump_json(indent=indent, ensure_ascii=ensure_ascii, **options)
+        except PydanticSerializationError as exc:
+            if "surrogates not allowed" not in str(exc):
+                raise
+        text = json.dumps(
+            self.model_dump(mode="json", **options),
+            indent=indent,
+            ensure_ascii=ensure_ascii,
+            separators=(",", ": ") if indent is not None else (",", ":"),
+        )
+        return _SURROGATE.sub(_escape, text)
+
+
+class ToolCall(_Dumps):
     """One client-executable tool call the model asked for.
 
     A call with `complete=False` (cut off, or arguments that are not a JSON object) must never
@@ -67,7 +108,7 @@ class ToolCall(BaseModel):
     error: str | None = None
 
 
-class ToolResult(BaseModel):
+class ToolResult(_Dumps):
     """The result of running one `ToolCall`, as the loop hands it back to an adapter.
 
     Example:
@@ -148,7 +189,7 @@ def _plus(a: int | None, b: int | None) -> int | None:
     return a if b is None else a + b
 
 
-class Stop(BaseModel):
+class Stop(_Dumps):
     """Why one reply stopped, and everything the caller needs to act on it.
 
     Built by an adapter; immutable. `raw` is the reply object itself, never serialized.

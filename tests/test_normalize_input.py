@@ -101,6 +101,30 @@ def test_a_deeply_nested_reply_gives_the_same_answer_in_every_form(form: str) ->
     assert stopkit.normalize(given).reason is stopkit.StopReason.TOOL_REQUEST
 
 
+# A reply cut inside an emoji: a lone UTF-16 surrogate escape, which JSON's grammar allows and
+# json.loads (hence httpx's `response.json()` and the SDKs) reads into the string.
+_CUT_EMOJI = (
+    '{"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "tool_calls", '
+    '"message": {"role": "assistant", "content": "caf\\ud83d", "tool_calls": [{"id": "call_1", '
+    '"type": "function", "function": {"name": "f", "arguments": "{\\"q\\": \\"\\\\udc00\\"}"}}]}}]}'
+)
+
+
+@pytest.mark.parametrize("form", ["str", "bytes", "sse"])
+def test_a_lone_surrogate_escape_gives_the_same_answer_as_the_dict(form: str) -> None:
+    """A body holding a lone surrogate escape reads as text, bytes and SSE as its dict does."""
+    want = stopkit.normalize(json.loads(_CUT_EMOJI))
+    if form == "sse":
+        chunk = json.loads(_CUT_EMOJI)
+        chunk["object"] = "chat.completion.chunk"
+        chunk["choices"][0]["delta"] = chunk["choices"][0].pop("message")
+        got = stopkit.normalize_stream(f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n")
+    else:
+        got = stopkit.normalize(_CUT_EMOJI if form == "str" else _CUT_EMOJI.encode())
+    assert (got.reason, got.text, got.tool_calls) == (want.reason, want.text, want.tool_calls)
+    assert want.text == "caf\ud83d"
+
+
 def test_a_stream_body_with_a_byte_order_mark_is_read() -> None:
     """Raw SSE text that starts with a UTF-8 BOM is read like the same text without it."""
     body = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from enum import Enum
 from types import SimpleNamespace
@@ -182,3 +183,15 @@ def test_usage_adds_only_usage() -> None:
     """Adding anything but a `Usage` is a TypeError, as for any type that does not support it."""
     with pytest.raises(TypeError):
         Usage(input_tokens=1) + 1  # type: ignore[operator]
+
+
+def test_a_stop_holding_lone_surrogates_still_dumps_to_json() -> None:
+    """Text and call arguments cut inside an emoji dump to JSON that loads back to model_dump."""
+    call = tool_call("call_1", "f", '{"q": "\\udc00"}')
+    stop = make_stop(raw_reason="tool_use", calls=(call,), notes=("caf\ud83d",))
+    for dumped in (stop.model_dump_json(), stop.model_dump_json(indent=2), call.model_dump_json()):
+        assert "\\ud83d" in dumped or "\\udc00" in dumped
+    assert json.loads(stop.model_dump_json()) == stop.model_dump(mode="json")
+    assert json.loads(stop.model_dump_json(exclude={"notes"})) == stop.model_dump(
+        mode="json", exclude={"notes"}
+    )
