@@ -301,6 +301,25 @@ def test_stream_joins_argument_pieces_once() -> None:
     assert call.complete
 
 
+@pytest.mark.parametrize("bad_id", [["x"], {"a": 1}, True, 1.5, 7])
+def test_stream_call_id_of_the_wrong_type_is_never_runnable(bad_id: Any) -> None:
+    """A streamed call whose id is not a string is incomplete, as in its non-streaming twin."""
+    call = {"index": 0, "id": bad_id, "type": "function", "function": {"name": "f"}}
+    pieces = [{"index": 0, "function": {"arguments": '{"a": 1}'}}]
+    chunks = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
+        for delta in ({"tool_calls": [call]}, {"tool_calls": pieces})
+    ]
+    chunks[-1]["choices"][0]["finish_reason"] = "tool_calls"
+    twin = {"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "tool_calls",
+            "message": {"role": "assistant", "tool_calls": [{**call, "function": {
+                "name": "f", "arguments": '{"a": 1}'}}]}}]}  # fmt: skip
+    streamed, whole = stopkit.normalize_stream(chunks), stopkit.normalize(twin)
+    assert streamed.tool_calls == whole.tool_calls
+    assert not streamed.runnable_tool_calls
+    assert "not a string" in (streamed.tool_calls[0].error or "")
+
+
 def test_stream_later_milder_finish_does_not_undo_filter() -> None:
     """After content_filter, a later stop does not make the stream completed again."""
     acc = ADAPTER.stream()

@@ -35,7 +35,7 @@ class _Call:
     __slots__ = ("args", "id", "name", "whole")
 
     def __init__(self) -> None:
-        self.id: str | None = None
+        self.id: Any = None  # a str; an id of another type is kept so the call is never run
         self.name: str | None = None
         self.args: list[str] = []
         self.whole: Any = None  # arguments sent as an object rather than string pieces
@@ -151,8 +151,8 @@ class Choice:
 
     def _merge_call(self, fragment: Any) -> None:
         index = fragment.get("index")
-        call_id = fragment.get("id")
-        call_id = call_id if isinstance(call_id, str) and call_id else None
+        sent = fragment.get("id")
+        call_id = sent if isinstance(sent, str) and sent else None
         position: int | None
         if type(index) is int:
             position = self.by_index.get(index)
@@ -173,6 +173,8 @@ class Choice:
             self.by_id[call_id] = position
             if call.id is None:
                 call.id = call_id
+        elif call.id is None and sent is not None and not isinstance(sent, str):
+            call.id = sent  # not a string: the reply reader makes the call incomplete
         function = wire(fragment.get("function"))
         name = function.get("name")
         if call.name is None and isinstance(name, str) and name:
