@@ -472,6 +472,27 @@ def test_the_stricter_of_two_terminal_events_wins(
     assert (stop.reason, stop.detail) == (reason, detail)
 
 
+_REFUSED = {"type": "response.completed", "response": _reply("refusal.json")}
+_CALLED = {"type": "response.completed", "response": _reply("completed_function_call.json")}
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [(_REFUSED, _CALLED), (_COMPLETED, _CALLED), (_REFUSED, _CUT), (_CALLED, _COMPLETED)],
+    ids=["refusal-then-call", "text-then-call", "refusal-then-cut", "call-then-text"],
+)
+def test_a_later_terminal_event_no_stricter_than_the_reply_changes_nothing(
+    first: dict[str, Any], second: dict[str, Any]
+) -> None:
+    """A second terminal event that is not stricter than the reply so far is not taken."""
+    events: list[Any] = [*_events("completed_text.stream.json")[:-1], first]
+    whole = stopkit.normalize_stream(events)
+    stop = stopkit.normalize_stream([*events, second])
+    assert (stop.reason, stop.detail, stop.text) == (whole.reason, whole.detail, whole.text)
+    assert stop.tool_calls == whole.tool_calls
+    assert any("1 events arrived after response.completed" in n for n in stop.notes)
+
+
 def test_nothing_after_the_terminal_event_changes_the_reply() -> None:
     """Text and calls sent after the terminal event are ignored, and a note counts them."""
     events = _events("terminal_without_output.stream.json")

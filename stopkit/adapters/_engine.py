@@ -36,7 +36,7 @@ from stopkit.adapters._calls import cut
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value
 
-__all__ = ["Rules", "Step", "decide", "look_up", "stricter"]
+__all__ = ["Rules", "Step", "decide", "look_up", "outranks", "stricter"]
 
 # The members as module constants: reading `StopReason.X` goes through the enum class's
 # attribute lookup (~50 ns each), and every reply passes a dozen of these checks.
@@ -115,6 +115,20 @@ def stricter(table: Mapping[str, Verdict], held: Any, new: Any) -> bool:
     if held is None:
         return True
     return _rank(table, new) >= _rank(table, held)
+
+
+def outranks(table: Mapping[str, Verdict], decided: StopReason, new: Any) -> bool:
+    """Say whether a stream's later stop value `new` is stricter than the reason `decided`.
+
+    For a stream whose later terminal event carries a whole reply (Responses): it replaces the
+    reply only when stricter than what that reply decided (its refusal and calls included).
+
+    Example:
+        >>> table = {"completed": (StopReason.COMPLETED, None)}
+        >>> outranks(table, StopReason.FILTERED, "completed")
+        False
+    """
+    return _rank(table, new) > _STRICTNESS[decided]
 
 
 def _rank(table: Mapping[str, Verdict], raw: Any) -> int:

@@ -7,8 +7,9 @@ same `Stop`, usage included. The deltas are kept per output item (by `output_ind
 to lists and joined once, in `result()`: a stream cut before its terminal event still gives
 everything received, and a terminal Response sent without its `output` is filled from them.
 
-A second terminal event replaces the first only when its stop value is at least as strict (an
-`incomplete`/`content_filter` or a `failed` is never undone by a later `response.completed`);
+A second terminal event replaces the first only when its stop value is stricter than what the
+reply it holds decided, refusal and calls included (an `incomplete`/`content_filter` or a
+`failed` is never undone by a later `response.completed`, nor is a refusal or a tool request);
 nothing else sent after the terminal event changes the reply (a note counts it). Events are
 numbered (`sequence_number`): a repeat is dropped, a reordering noted.
 
@@ -25,7 +26,7 @@ from operator import attrgetter
 from typing import Any
 
 from stopkit._stop import Stop, StopReason
-from stopkit.adapters._engine import decide, stricter
+from stopkit.adapters._engine import decide, outranks
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
@@ -120,7 +121,6 @@ class ResponsesStream:
         "_order",
         "_read",
         "_seen",
-        "_signal",
         "_slots",
         "_snapshot",
         "_terminal",
@@ -132,7 +132,6 @@ class ResponsesStream:
         self._read = read
         self._slots: dict[int | None, _Slot] = {}
         self._terminal: Any = None
-        self._signal: Any = None
         self._end: str | None = None
         """The first terminal event's type: the stream has ended."""
         self._snapshot: Any = None
@@ -245,15 +244,16 @@ class ResponsesStream:
             value = _NO_SIGNAL
         if self._end is None:
             self._end = kind
-        elif stricter(SIGNALS, self._signal, value):
-            self._order.append(
-                f"{kind} after {self._end} says {value!r}, at least as strict: it decides"
-            )
         else:
-            self._late += 1
-            return
+            # Compared with what the held reply decided, not its status: a later Response no
+            # stricter would replace its text and calls, a refusal's or a tool request's too.
+            held = self.result().reason
+            self._cached = None
+            if not outranks(SIGNALS, held, value):
+                self._late += 1
+                return
+            self._order.append(f"{kind} after {self._end} says {value!r}, stricter: it decides")
         self._terminal = response
-        self._signal = value
         if _has_items(response):
             self._told.lost()  # the Response's own items decide the text, not the deltas
 
