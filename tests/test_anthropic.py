@@ -505,6 +505,35 @@ def test_nothing_after_message_stop_changes_the_reply() -> None:
     assert any("5 events arrived after the message_stop" in note for note in stop.notes)
 
 
+def _tool_block_events(index: int, call_id: str, name: str) -> list[dict[str, Any]]:
+    block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+    return [
+        {"type": "content_block_start", "index": index, "content_block": block},
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": 1}'},
+        },
+        {"type": "content_block_stop", "index": index},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "kind"),
+    [
+        (_tool_block_events(0, "toolu_1", "delete_files"), "tool_use"),
+        (_text_block_events(0, "Checking."), "text"),
+    ],
+    ids=["tool_use", "text"],
+)
+def test_a_block_index_started_again_is_noted(earlier: list[Any], kind: str) -> None:
+    """A block started again under an index already used replaces the earlier one, noted."""
+    events = [_message_start(), *earlier, *_tool_block_events(0, "toolu_2", "wire_money")]
+    stop = stopkit.normalize_stream([*events, _delta("tool_use"), {"type": "message_stop"}])
+    assert [c.name for c in stop.tool_calls] == ["wire_money"]
+    assert any(f"index 0 started again: the earlier {kind} block" in n for n in stop.notes)
+
+
 def test_a_stricter_stop_value_after_message_stop_still_wins() -> None:
     """A refusal sent after message_stop is still read: a stricter signal is never dropped."""
     events = [_message_start(), *_text_block_events(0, "Sure"), _delta("end_turn")]
