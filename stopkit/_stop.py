@@ -57,28 +57,51 @@ def _escape(match: re.Match[str]) -> str:
 
 
 class _Dumps(BaseModel):
-    """A result model whose JSON dump never fails on text the reply held."""
+    """A result model whose JSON form never fails on what the reply held.
+
+    Raw values are kept as sent (`Stop.details`), whatever their type: one with no JSON form
+    (an agent's tools, a client) is written as its `repr`, and text cut inside an emoji (a
+    lone UTF-16 surrogate, which UTF-8 cannot encode and pydantic refuses) as its JSON escape.
+    """
+
+    def model_dump(
+        self, *, mode: str = "python", fallback: Callable[[Any], Any] | None = None, **options: Any
+    ) -> dict[str, Any]:
+        """Dump the model to a dict, as pydantic does; in JSON mode an odd value is its repr.
+
+        Example:
+            >>> ToolCall(id="c1", name="f").model_dump(mode="json")["arguments"]
+            {}
+        """
+        if fallback is None and mode == "json":
+            fallback = repr
+        return super().model_dump(mode=mode, fallback=fallback, **options)
 
     def model_dump_json(
-        self, *, indent: int | None = None, ensure_ascii: bool = False, **options: Any
+        self,
+        *,
+        indent: int | None = None,
+        ensure_ascii: bool = False,
+        fallback: Callable[[Any], Any] | None = None,
+        **options: Any,
     ) -> str:
-        """Dump the model to JSON, as pydantic does; a lone surrogate is written escaped.
-
-        pydantic refuses a lone surrogate (UTF-8 cannot encode it), yet `json.loads` reads one
-        from a reply cut inside an emoji: it is written back as the JSON escape it came as.
+        """Dump the model to JSON, as pydantic does; an odd value is its repr, see above.
 
         Example:
             >>> call = ToolCall(id="c1", name="f", arguments={"q": chr(0xD83D)})
             >>> json.loads(call.model_dump_json())["arguments"] == {"q": chr(0xD83D)}
             True
         """
+        fallback = repr if fallback is None else fallback
         try:
-            return super().model_dump_json(indent=indent, ensure_ascii=ensure_ascii, **options)
+            return super().model_dump_json(
+                indent=indent, ensure_ascii=ensure_ascii, fallback=fallback, **options
+            )
         except PydanticSerializationError as exc:
             if "surrogates not allowed" not in str(exc):
                 raise
         text = json.dumps(
-            self.model_dump(mode="json", **options),
+            self.model_dump(mode="json", fallback=fallback, **options),
             indent=indent,
             ensure_ascii=ensure_ascii,
             separators=(",", ": ") if indent is not None else (",", ":"),

@@ -171,6 +171,8 @@ async def test_a_run_waiting_on_approvals_asks_for_those_calls() -> None:
     ]
     assert "1 tool call(s) await approval" in stop.notes[-1]
     assert stop.details["interruptions"] == result.interruptions
+    # The approval items hold the agent and its tools (functions): the JSON form still dumps.
+    assert json.loads(stop.model_dump_json())["reason"] == "tool_request"
 
 
 async def test_a_refusal_the_error_handler_answered_is_still_filtered() -> None:

@@ -195,3 +195,22 @@ def test_a_stop_holding_lone_surrogates_still_dumps_to_json() -> None:
     assert json.loads(stop.model_dump_json(exclude={"notes"})) == stop.model_dump(
         mode="json", exclude={"notes"}
     )
+
+
+class _Opaque:
+    """A value pydantic has no JSON form for (a function holder, a client, a lock ...)."""
+
+    def __repr__(self) -> str:
+        return "<opaque>"
+
+
+def test_details_pydantic_cannot_serialize_dump_as_their_repr() -> None:
+    """A raw value of a type with no JSON form stays in details and dumps as its repr."""
+    reading = Reading(None, "end")
+    reading.details["kept"] = {"value": _Opaque(), "n": 1}
+    stop = decide(reading, _RULES)
+    want = {"value": "<opaque>", "n": 1}
+    assert json.loads(stop.model_dump_json())["details"]["kept"] == want
+    assert stop.model_dump(mode="json")["details"]["kept"] == want
+    assert isinstance(stop.model_dump()["details"]["kept"]["value"], _Opaque)
+    assert isinstance(stop.details["kept"]["value"], _Opaque)
