@@ -9,10 +9,10 @@ import json
 import re
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic_core import PydanticSerializationError
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 __all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage", "add_usage"]
 
@@ -50,6 +50,10 @@ _FROZEN = ConfigDict(
 
 # A lone UTF-16 surrogate: what a JSON `\\ud83d` escape reads to (text cut inside an emoji).
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# pydantic's serializer stops at ~255 levels, the standard library's at the recursion limit:
+# past this depth a raw value's JSON form is cut (the value itself stays whole).
+_MAX_DEPTH = 200
+_Fallback = Callable[[Any], Any]
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -60,12 +64,19 @@ class _Dumps(BaseModel):
     """A result model whose JSON form never fails on what the reply held.
 
     Raw values are kept as sent (`Stop.details`), whatever their type: one with no JSON form
-    (an agent's tools, a client) is written as its `repr`, and text cut inside an emoji (a
-    lone UTF-16 surrogate, which UTF-8 cannot encode and pydantic refuses) as its JSON escape.
+    (an agent's tools, a client) is written as its `repr`, one nested past pydantic's depth is
+    cut with a marker, and text cut inside an emoji (a lone UTF-16 surrogate, which UTF-8
+    cannot encode and pydantic refuses) is written as its JSON escape. An SDK object kept with
+    off-spec values dumps without warnings, as `stopkit.adapters._wire.to_json` dumps it.
     """
 
     def model_dump(
-        self, *, mode: str = "python", fallback: Callable[[Any], Any] | None = None, **options: Any
+        self,
+        *,
+        mode: str = "python",
+        fallback: _Fallback | None = None,
+        warnings: bool | Literal["none", "warn", "error"] = False,
+        **options: Any,
     ) -> dict[str, Any]:
         """Dump the model to a dict, as pydantic does; in JSON mode an odd value is its repr.
 
@@ -73,19 +84,30 @@ class _Dumps(BaseModel):
             >>> ToolCall(id="c1", name="f").model_dump(mode="json")["arguments"]
             {}
         """
-        if fallback is None and mode == "json":
-            fallback = repr
-        return super().model_dump(mode=mode, fallback=fallback, **options)
+        if mode != "json":
+            return super().model_dump(mode=mode, fallback=fallback, warnings=warnings, **options)
+        fallback = repr if fallback is None else fallback
+        try:
+            return super().model_dump(
+                mode="json", fallback=fallback, warnings=warnings, **options
+            )
+        except ValueError as exc:
+            if "depth" not in str(exc):
+                raise
+        dumped = super().model_dump(fallback=fallback, warnings=warnings, **options)
+        ready: dict[str, Any] = _json_ready(dumped, fallback, 0)
+        return ready
 
     def model_dump_json(
         self,
         *,
         indent: int | None = None,
         ensure_ascii: bool = False,
-        fallback: Callable[[Any], Any] | None = None,
+        fallback: _Fallback | None = None,
+        warnings: bool | Literal["none", "warn", "error"] = False,
         **options: Any,
     ) -> str:
-        """Dump the model to JSON, as pydantic does; an odd value is its repr, see above.
+        """Dump the model to JSON, as pydantic does; an odd value is written as said above.
 
         Example:
             >>> call = ToolCall(id="c1", name="f", arguments={"q": chr(0xD83D)})
@@ -95,18 +117,36 @@ class _Dumps(BaseModel):
         fallback = repr if fallback is None else fallback
         try:
             return super().model_dump_json(
-                indent=indent, ensure_ascii=ensure_ascii, fallback=fallback, **options
+                indent=indent,
+                ensure_ascii=ensure_ascii,
+                fallback=fallback,
+                warnings=warnings,
+                **options,
             )
         except PydanticSerializationError as exc:
-            if "surrogates not allowed" not in str(exc):
+            if "surrogates not allowed" not in str(exc) and "depth" not in str(exc):
                 raise
         text = json.dumps(
-            self.model_dump(mode="json", fallback=fallback, **options),
+            self.model_dump(mode="json", fallback=fallback, warnings=warnings, **options),
             indent=indent,
             ensure_ascii=ensure_ascii,
             separators=(",", ": ") if indent is not None else (",", ":"),
         )
         return _SURROGATE.sub(_escape, text)
+
+
+def _json_ready(value: Any, fallback: _Fallback, depth: int) -> Any:
+    """A python-mode dump as JSON values, containers deeper than `_MAX_DEPTH` cut."""
+    if isinstance(value, dict | list | tuple):
+        if depth >= _MAX_DEPTH:
+            return f"<nested deeper than {_MAX_DEPTH} levels: not written>"
+        if isinstance(value, dict):
+            return {
+                key if isinstance(key, str) else str(key): _json_ready(item, fallback, depth + 1)
+                for key, item in value.items()
+            }
+        return [_json_ready(item, fallback, depth + 1) for item in value]
+    return to_jsonable_python(value, fallback=fallback)
 
 
 class ToolCall(_Dumps):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import warnings
 from enum import Enum
 from types import SimpleNamespace
 
@@ -214,3 +215,36 @@ def test_details_pydantic_cannot_serialize_dump_as_their_repr() -> None:
     assert stop.model_dump(mode="json")["details"]["kept"] == want
     assert isinstance(stop.model_dump()["details"]["kept"]["value"], _Opaque)
     assert isinstance(stop.details["kept"]["value"], _Opaque)
+
+
+def _nested(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = {"a": [value]}
+    return value
+
+
+def test_details_nested_deeper_than_pydantic_dumps_still_dump() -> None:
+    """A raw value nested past pydantic's depth dumps cut, with a marker, and stays kept whole."""
+    reading = Reading(None, "end")
+    reading.details["deep"] = _nested(400)
+    reading.details["odd"] = [_Opaque(), "caf\ud83d"]
+    stop = decide(reading, _RULES)
+    dumped = json.loads(stop.model_dump_json())
+    assert dumped == stop.model_dump(mode="json")
+    assert dumped["details"]["odd"] == ["<opaque>", "caf\ud83d"]
+    assert "nested deeper than" in json.dumps(dumped["details"]["deep"])
+    assert stop.details["deep"] == _nested(400)
+
+
+def test_sdk_values_of_the_wrong_type_in_details_dump_without_warnings() -> None:
+    """An SDK object built leniently with off-spec values dumps silently (no warning raised)."""
+    from openai.types import CompletionUsage
+
+    reading = Reading(None, "end")
+    reading.details["usage"] = CompletionUsage.model_construct(prompt_tokens="12")
+    stop = decide(reading, _RULES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert json.loads(stop.model_dump_json())["details"]["usage"]["prompt_tokens"] == "12"
+        assert stop.model_dump(mode="json")["details"]["usage"]["prompt_tokens"] == "12"
