@@ -360,6 +360,24 @@ def test_a_stream_keeps_no_native_value_but_a_chunk_may_carry_anthropics() -> No
     assert_stop(chunks, reason="paused", raw_reason="pause_turn")
 
 
+@pytest.mark.parametrize(
+    ("first", "later", "reason"),
+    [
+        ("refusal", "end_turn", "filtered"),
+        ("max_tokens", "end_turn", "output_limit"),
+        ("end_turn", "refusal", "filtered"),
+    ],
+)
+def test_a_later_milder_kept_value_does_not_undo_a_stricter_one(
+    first: str, later: str, reason: str
+) -> None:
+    """A provider value a later chunk kept replaces the held one only when as strict."""
+    chunks = _chunks("stop", "stop", provider="anthropic")
+    chunks[2].choices[0].delta.provider_specific_fields = {"stop_reason": first}
+    chunks[3].choices[0].delta.provider_specific_fields = {"stop_reason": later}
+    assert_stop(chunks, reason=reason)
+
+
 # --- the real LiteLLM, answering recorded replies ---------------------------------------------
 
 # (folder, recording) -> the Stop LiteLLM's reply gives where it differs from the provider's own

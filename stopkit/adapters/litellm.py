@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult
 from stopkit.adapters import _openai_chat_turns
-from stopkit.adapters._engine import Rules, decide, look_up
+from stopkit.adapters._engine import Rules, decide, look_up, stricter
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._litellm_rules import (
     KEPT_STOP_REASON,
@@ -177,7 +177,16 @@ class LiteLLMStream:
         for choice in listed(wire(event).get("choices")):
             native = _native(choice)
             if native[0] is not None:
-                self._natives[_position(choice)] = native
+                self._hold(_position(choice), native, wire(event).get("model"))
+
+    def _hold(self, position: int, native: Native, model: Any) -> None:
+        """Keep a choice's native value unless one at least as strict is held already."""
+        held = self._natives.get(position)
+        if held is not None:
+            rules = native[1] or NATIVE[wire_of(self._hidden, model)[0]]
+            if not stricter(rules.table, held[0], native[0]):
+                return  # a refusal or a cut is never undone by a later, milder value
+        self._natives[position] = native
 
     def _readings(self, reply: dict[str, Any]) -> list[Reading]:
         found = chat_readings(reply)
