@@ -493,6 +493,22 @@ def test_a_later_terminal_event_no_stricter_than_the_reply_changes_nothing(
     assert any("1 events arrived after response.completed" in n for n in stop.notes)
 
 
+def test_a_stricter_later_terminal_event_brings_its_reason_not_its_output() -> None:
+    """A stricter terminal event after the end decides the reason; its items are not taken."""
+    events: list[Any] = [*_events("completed_text.stream.json")[:-1], _COMPLETED]
+    whole = stopkit.normalize_stream(events)
+    call = {"type": "function_call", "call_id": "c9", "name": "wire_money", "arguments": "{}"}
+    later = _terminal(
+        "response.incomplete",
+        "incomplete",
+        incomplete_details={"reason": "content_filter"},
+        output=[call],
+    )
+    stop = stopkit.normalize_stream([*events, later])
+    assert (stop.reason, stop.detail) == (StopReason.FILTERED, "safety")
+    assert (stop.text, stop.tool_calls) == (whole.text, whole.tool_calls)
+
+
 def test_nothing_after_the_terminal_event_changes_the_reply() -> None:
     """Text and calls sent after the terminal event are ignored, and a note counts them."""
     events = _events("terminal_without_output.stream.json")

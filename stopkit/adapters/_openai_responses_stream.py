@@ -7,10 +7,11 @@ same `Stop`, usage included. The deltas are kept per output item (by `output_ind
 to lists and joined once, in `result()`: a stream cut before its terminal event still gives
 everything received, and a terminal Response sent without its `output` is filled from them.
 
-A second terminal event replaces the first only when its stop value is stricter than what the
-reply it holds decided, refusal and calls included (an `incomplete`/`content_filter` or a
-`failed` is never undone by a later `response.completed`, nor is a refusal or a tool request);
-nothing else sent after the terminal event changes the reply (a note counts it). Events are
+A second terminal event decides the reply's reason only when its stop value is stricter than
+what the reply held decided, refusal and calls included (an `incomplete`/`content_filter` or a
+`failed` is never undone by a later `response.completed`, nor is a refusal or a tool request),
+and even then the reply keeps the items it held; nothing else sent after the terminal event
+changes the reply (a note counts it). Events are
 numbered (`sequence_number`): a repeat is dropped, a reordering noted.
 
 The visible text is told as pieces (`text_pieces`) while it grows at its end: a text delta of
@@ -253,6 +254,10 @@ class ResponsesStream:
                 self._late += 1
                 return
             self._order.append(f"{kind} after {self._end} says {value!r}, stricter: it decides")
+            # Its reason only: the reply's items stay those held at the end (none streamed
+            # after it is taken), the held Response's own or, without them, the streamed ones.
+            held_items = wire(self._terminal).get("output") if _has_items(self._terminal) else []
+            response = _with_output(response, listed(held_items))
         self._terminal = response
         if _has_items(response):
             self._told.lost()  # the Response's own items decide the text, not the deltas
