@@ -7,6 +7,7 @@ checked against ours, so a value pydantic-ai learns to keep is one we read.
 
 from __future__ import annotations
 
+import dataclasses
 import typing
 from typing import Any
 
@@ -499,6 +500,23 @@ async def test_a_stream_of_snapshots_is_read_at_its_last() -> None:
     assert (cut.reason, cut.detail) == (_R.UNKNOWN, "stream_incomplete")
     empty = ADAPTER.stream().result()
     assert (empty.reason, empty.detail) == (_R.UNKNOWN, "stream_incomplete")
+
+
+async def test_a_snapshot_after_the_complete_one_changes_nothing_milder() -> None:
+    """A snapshot after the complete one decides only when stricter; a note counts it."""
+    request = ModelRequest(parts=[UserPromptPart("Weather in Paris?")])
+    async with model_request_stream(model("anthropic", "tool_use_parallel"), [request]) as stream:
+        async for _event in stream:
+            pass
+        final = stream.get()
+    milder = dataclasses.replace(
+        final, parts=[TextPart("Done.")], finish_reason="stop", provider_details=None
+    )
+    stop = stopkit.normalize_stream([final, milder])
+    assert (stop.reason, len(stop.runnable_tool_calls)) == (_R.TOOL_REQUEST, 2)
+    assert any("1 event arrived after the complete snapshot" in n for n in stop.notes)
+    stricter = dataclasses.replace(milder, finish_reason="content_filter")
+    assert stopkit.normalize_stream([final, stricter]).reason is _R.FILTERED
 
 
 # --- detection and the loop -------------------------------------------------------------------

@@ -36,7 +36,7 @@ from stopkit.adapters._calls import cut
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value
 
-__all__ = ["Rules", "Step", "decide", "look_up", "outranks", "stricter"]
+__all__ = ["Rules", "Step", "decide", "harsher", "look_up", "outranks", "stricter"]
 
 # The members as module constants: reading `StopReason.X` goes through the enum class's
 # attribute lookup (~50 ns each), and every reply passes a dozen of these checks.
@@ -129,6 +129,16 @@ def outranks(table: Mapping[str, Verdict], decided: StopReason, new: Any) -> boo
         False
     """
     return _rank(table, new) > _STRICTNESS[decided]
+
+
+def harsher(new: StopReason, held: StopReason) -> bool:
+    """Say whether the reason `new` is stricter than `held` (a later snapshot of a whole reply).
+
+    Example:
+        >>> harsher(StopReason.FILTERED, StopReason.TOOL_REQUEST)
+        True
+    """
+    return _STRICTNESS[new] > _STRICTNESS[held]
 
 
 def _rank(table: Mapping[str, Verdict], raw: Any) -> int:

@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide, look_up
+from stopkit.adapters._engine import decide, harsher, look_up
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._pydantic_ai_rules import (
     BLOCK_REASONS,
@@ -206,7 +206,9 @@ class Snapshots(Accumulator):
 
     pydantic-ai streams cumulative snapshots (`StreamedResponse.get()`,
     `StreamedRunResult.stream_responses()`), each a whole `ModelResponse` whose `state` is
-    `incomplete` until the last; feeding keeps the latest, so the stream is linear.
+    `incomplete` until the last; feeding keeps the latest, so the stream is linear. The
+    `complete` snapshot ends the stream: a later one replaces it only when its reason is
+    stricter (never a refusal undone, nor a tool request's calls lost), and a note counts it.
     """
 
     rules = RULES
@@ -214,16 +216,29 @@ class Snapshots(Accumulator):
     def __init__(self, read: Callable[[Any], Reading]) -> None:
         super().__init__(read)
         self._last: Any = None
+        self._complete = False
+        self._late = 0
 
     def feed(self, event: Any) -> None:
         """Take one snapshot (a `ModelResponse`)."""
+        if self._complete:
+            held = self.result().reason
+            self._cached = None
+            if not harsher(decide(self._read(event), RULES).reason, held):
+                self._late += 1
+                return
         self._last = event
         self._cached = None
+        self._complete = wire(event).get("state") == "complete"
 
     def _reading(self) -> Reading:
         if self._last is None:
             return self._settle(Reading(None), end="first snapshot", ended=False)
-        return self._read(self._last)
+        reading = self._read(self._last)
+        if self._late:
+            return self._settle(reading, end="complete snapshot", ended=reading.ended,
+                                late=self._late)  # fmt: skip
+        return reading
 
 
 class PydanticAIAdapter:
