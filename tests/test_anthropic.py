@@ -534,6 +534,17 @@ def test_a_block_index_started_again_is_noted(earlier: list[Any], kind: str) -> 
     assert any(f"index 0 started again: the earlier {kind} block" in n for n in stop.notes)
 
 
+def test_an_empty_stop_reason_in_message_start_is_no_stop_value() -> None:
+    """A message_start whose stop_reason is "" (a proxy's placeholder) does not hold it."""
+    start = _message_start()
+    start["message"]["stop_reason"] = ""
+    events = [start, *_tool_block_events(0, "toolu_1", "get_weather"), _delta("tool_use")]
+    stop = stopkit.normalize_stream([*events, {"type": "message_stop"}])
+    assert (stop.reason, stop.raw_reason) == (StopReason.TOOL_REQUEST, "tool_use")
+    late_empty = [*events, _delta(""), {"type": "message_stop"}]
+    assert stopkit.normalize_stream(late_empty).reason is StopReason.TOOL_REQUEST
+
+
 def test_a_stricter_stop_value_after_message_stop_still_wins() -> None:
     """A refusal sent after message_stop is still read: a stricter signal is never dropped."""
     events = [_message_start(), *_text_block_events(0, "Sure"), _delta("end_turn")]

@@ -151,6 +151,22 @@ def test_the_stricter_of_two_finish_reasons_wins(
     assert stop.text == "Here is "
 
 
+@pytest.mark.parametrize("unset", ["", "FINISH_REASON_UNSPECIFIED", 0])
+def test_an_unset_finish_reason_does_not_end_the_stream(unset: Any) -> None:
+    """Chunks whose finishReason is the enum's unset value (as protobuf emits it) go on."""
+    call = {"functionCall": {"name": "f", "args": {"a": 1}}}
+    events = [
+        _chunk({"text": "Hel"}, finish=unset),
+        _chunk({"text": "lo"}, finish=unset),
+        _chunk(call, finish=unset),
+        _chunk(finish="STOP"),
+    ]
+    stop = _run(events)
+    assert (stop.reason, stop.text, stop.raw_reason) == (StopReason.TOOL_REQUEST, "Hello", "STOP")
+    assert [c.name for c in stop.runnable_tool_calls] == ["f"]
+    assert _run(events[:3]).detail == "stream_incomplete"
+
+
 def test_nothing_after_the_finish_reason_changes_the_reply() -> None:
     """Text, calls and errors sent after the finishReason chunk are not taken; a note counts."""
     late = _chunk({"text": " and more"}, {"functionCall": {"name": "wire_money", "args": {}}})

@@ -35,6 +35,10 @@ from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
 
 __all__ = ["GeminiStream"]
 
+# A finishReason that says none was set: the enum's zero value (what protobuf's JSON writes for
+# every chunk when it emits defaults, as `0` or by name) or an empty string. It ends nothing.
+_UNSET = frozenset({"", "FINISH_REASON_UNSPECIFIED"})
+
 # What the reply keeps from its chunks, the latest value winning (REST name, SDK name).
 _REPLY_FIELDS = (
     ("modelVersion", "model_version"),
@@ -281,10 +285,12 @@ class GeminiStream(Accumulator):
         """Take a candidate's finishReason (unless a stricter one is held), token and extras."""
         finish = raw_value(either(said, "finishReason", "finish_reason"))
         token = either(said, "continuationToken", "continuation_token")
+        numbers = (
+            VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
+        )
+        if finish is not None and canonical(finish, numbers) in _UNSET:
+            finish = None  # the enum's unset value, as protobuf emits it in every chunk
         if finish is not None:
-            numbers = (
-                VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
-            )
             held = canonical(state.finish, numbers) if state.finish is not None else None
             if stricter(FINISH_REASONS, held, canonical(finish, numbers)):
                 state.finish = finish
