@@ -263,6 +263,23 @@ def test_nothing_after_message_end_changes_the_reply() -> None:
     assert any("5 events arrived after the message-end event" in n for n in stop.notes), stop.notes
 
 
+def test_a_tool_call_index_started_again_is_noted() -> None:
+    """A tool-call-start reusing an index replaces the earlier call, and a note says so."""
+
+    def call(call_id: str, name: str) -> list[dict[str, Any]]:
+        said = {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+        return [
+            {"type": "tool-call-start", "index": 0, "delta": {"message": {"tool_calls": said}}},
+            {"type": "tool-call-end", "index": 0},
+        ]
+
+    start = _answer("")[0]
+    events = [start, *call("t1", "delete_files"), *call("t2", "wire_money"), _end("TOOL_CALL")]
+    stop = stopkit.normalize_stream(events)
+    assert [c.name for c in stop.tool_calls] == ["wire_money"]
+    assert any("tool call index 0 started again" in n for n in stop.notes), stop.notes
+
+
 def test_a_later_message_end_is_still_read_for_usage() -> None:
     """Usage sent in a repeated message-end replaces the first count (it is the later total)."""
     stop = stopkit.normalize_stream([*_answer("Hi"), _end("COMPLETE", 3), _end("COMPLETE", 4)])

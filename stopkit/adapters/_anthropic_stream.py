@@ -89,7 +89,7 @@ class AnthropicStream(Accumulator):
         # the newest block; None once a block is started again or an older one written to.
         self._texts: list[str] | None = []
         self._newest: _Block | None = None
-        self._restarted: list[str] = []  # the note of a block index started again, once
+        self._restarted = ""  # the note of a block index started again
 
     def text_pieces(self) -> list[str] | None:
         """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
@@ -100,9 +100,9 @@ class AnthropicStream(Accumulator):
         earlier = self._blocks.get(key)
         if earlier is not None:
             self._texts = None  # started again: it keeps its place, not the newest one's
-            if not self._restarted:  # said once: a stream that does it at every event is noise
+            if not self._restarted:  # said once, however often
                 index = key[1] if type(key) is tuple else key
-                self._restarted.append(
+                self._restarted = (
                     f"content block index {index!r} started again: the earlier "
                     f"{earlier.kind or 'untyped'} block was replaced (it is not in the reply)"
                 )
@@ -261,7 +261,8 @@ class AnthropicStream(Accumulator):
         reading.calls = calls
         if self._stray:
             reading.notes.append(f"{self._stray} block events named no started block: ignored")
-        reading.notes.extend(self._restarted)
+        if self._restarted:
+            reading.notes.append(self._restarted)
         return reading
 
 

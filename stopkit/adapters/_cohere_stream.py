@@ -106,6 +106,7 @@ class CohereStream(Accumulator):
         self._told = TextPieces()
         self._plan: list[str] = []
         self._calls: dict[Any, _Call] = {}
+        self._restarted = ""  # the note of a call index started again
         self._citations: list[Any] = []
         self._ended = False
         self._finish_reason: Any = None
@@ -145,7 +146,13 @@ class CohereStream(Accumulator):
         elif kind == "tool-call-start":
             item = wire(_message(fields).get("tool_calls"))
             function = wire(item.get("function"))
-            self._calls[_index(fields)] = _Call(
+            index = _index(fields)
+            if index in self._calls and not self._restarted:  # said once, however often
+                self._restarted = (
+                    f"tool call index {index!r} started again: the earlier call was replaced "
+                    "(it is not in the reply)"
+                )
+            self._calls[index] = _Call(
                 item.get("id"), function.get("name"), function.get("arguments")
             )
         elif kind == "tool-call-end":
@@ -235,6 +242,8 @@ class CohereStream(Accumulator):
             error=self._error,
             error_note=f"message-end carried an error: {self._error}",
         )
+        if self._restarted:
+            reading.notes.append(self._restarted)
         if not self._ended:
             # The rebuilt reply lists one call per tool-call-start, in order: a call whose
             # tool-call-end never came was cut while its arguments were being written (which
