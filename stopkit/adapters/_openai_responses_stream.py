@@ -118,6 +118,7 @@ class ResponsesStream:
         "_end",
         "_errors",
         "_events",
+        "_held",
         "_late",
         "_order",
         "_read",
@@ -133,6 +134,7 @@ class ResponsesStream:
         self._read = read
         self._slots: dict[int | None, _Slot] = {}
         self._terminal: Any = None
+        self._held: StopReason | None = None  # the reason the held terminal Response decided
         self._end: str | None = None
         """The first terminal event's type: the stream has ended."""
         self._snapshot: Any = None
@@ -248,11 +250,14 @@ class ResponsesStream:
         else:
             # Compared with what the held reply decided, not its status: a later Response no
             # stricter would replace its text and calls, a refusal's or a tool request's too.
-            held = self.result().reason
+            held = self._held
+            if held is None:  # decided once per held reply: a flood of repeats stays linear
+                held = self._held = self.result().reason
             self._cached = None
             if not outranks(SIGNALS, held, value):
                 self._late += 1
                 return
+            self._held = None
             self._order.append(f"{kind} after {self._end} says {value!r}, stricter: it decides")
             # Its reason only: the reply's items stay those held at the end (none streamed
             # after it is taken), the held Response's own or, without them, the streamed ones.

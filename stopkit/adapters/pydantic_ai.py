@@ -217,16 +217,20 @@ class Snapshots(Accumulator):
         super().__init__(read)
         self._last: Any = None
         self._complete = False
+        self._held: StopReason | None = None  # the reason the complete snapshot decided
         self._late = 0
 
     def feed(self, event: Any) -> None:
         """Take one snapshot (a `ModelResponse`)."""
         if self._complete:
-            held = self.result().reason
+            held = self._held
+            if held is None:  # decided once per held snapshot: many late ones stay linear
+                held = self._held = self.result().reason
             self._cached = None
             if not harsher(decide(self._read(event), RULES).reason, held):
                 self._late += 1
                 return
+            self._held = None
         self._last = event
         self._cached = None
         self._complete = wire(event).get("state") == "complete"
