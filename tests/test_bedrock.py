@@ -387,6 +387,25 @@ def test_the_stricter_of_two_terminal_signals_wins(
     assert stopkit.normalize_stream(events).reason is reason
 
 
+def test_a_tool_block_index_started_again_is_noted() -> None:
+    """A toolUse block started again under its index loses the earlier call: a note says so."""
+
+    def call(call_id: str, name: str) -> list[dict[str, Any]]:
+        start = {"toolUse": {"toolUseId": call_id, "name": name}}
+        delta = {"toolUse": {"input": '{"a": 1}'}}
+        return [
+            {"contentBlockStart": {"contentBlockIndex": 0, "start": start}},
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": delta}},
+            {"contentBlockStop": {"contentBlockIndex": 0}},
+        ]
+
+    events = [{"messageStart": {"role": "assistant"}}, *call("t1", "delete_files"),
+              *call("t2", "wire_money"), {"messageStop": {"stopReason": "tool_use"}}]  # fmt: skip
+    stop = stopkit.normalize_stream(events)
+    assert not stop.runnable_tool_calls
+    assert any("content block index 0 started again" in n for n in stop.notes), stop.notes
+
+
 def test_nothing_after_message_stop_changes_the_reply() -> None:
     """Blocks sent after messageStop are neither text nor calls; a note counts the events."""
     after = [

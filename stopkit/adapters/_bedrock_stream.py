@@ -164,6 +164,7 @@ class BedrockStream(Accumulator):
         self._end = ""  # the event that ended the stream ("" while it has not ended)
         self._ignored = 0
         self._late = 0
+        self._restarted = ""  # the note of a block index started again
         self._told = TextPieces()
 
     def text_pieces(self) -> list[str] | None:
@@ -221,6 +222,13 @@ class BedrockStream(Accumulator):
             if kind == "contentBlockDelta":
                 block.delta(wire(fields.get("delta")))
             elif kind == "contentBlockStart":
+                restarted = block.tool is not None or block.result is not None
+                if restarted and not self._restarted:
+                    self._restarted = (
+                        f"content block index {index!r} started again: the earlier "
+                        f"{'toolUse' if block.tool is not None else 'toolResult'} block was "
+                        "replaced (it is not in the reply)"
+                    )
                 start = wire(fields.get("start"))
                 tool = start.get("toolUse")
                 if type(tool) is dict:
@@ -303,4 +311,6 @@ class BedrockStream(Accumulator):
             reading.notes.append(
                 f"{self._ignored} event(s) that are not ConverseStream events: ignored"
             )
+        if self._restarted:
+            reading.notes.append(self._restarted)
         return reading
