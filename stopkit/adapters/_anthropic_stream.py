@@ -194,7 +194,8 @@ class AnthropicStream(Accumulator):
     def _stop_value(self, fields: Any) -> None:
         """Take the stop value (and its sequence and details) unless a stricter one is held."""
         value = fields.get("stop_reason")
-        if value is None or not stricter(STOP_REASONS, self._stop_reason, value):
+        # `""` is a placeholder (a proxy's, in message_start), not a stop value: as in Chat.
+        if value is None or value == "" or not stricter(STOP_REASONS, self._stop_reason, value):
             return
         self._stop_reason = value
         self._stop_sequence = fields.get("stop_sequence")

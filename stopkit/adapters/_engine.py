@@ -111,13 +111,10 @@ def stricter(table: Mapping[str, Verdict], held: Any, new: Any) -> bool:
         ...          "length": (StopReason.OUTPUT_LIMIT, "max_tokens")}
         >>> (stricter(table, "length", "stop"), stricter(table, "stop", "length"))
         (False, True)
-        >>> (stricter(table, "", "stop"), stricter(table, "stop", ""))
-        (True, False)
     """
-    # An empty value is a placeholder (a proxy's `""` before the real one), not a stop value.
-    if held is None or held == "":
+    if held is None:
         return True
-    return new != "" and _rank(table, new) >= _rank(table, held)
+    return _rank(table, new) >= _rank(table, held)
 
 
 def outranks(table: Mapping[str, Verdict], decided: StopReason, new: Any) -> bool:
