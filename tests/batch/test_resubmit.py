@@ -397,6 +397,21 @@ def test_input_of_another_provider_is_a_usage_error(tmp_path: Path) -> None:
         resubmit(report, tmp_path / "out.jsonl", inputs=[ins])
 
 
+def test_a_refused_resubmission_leaves_the_output_files_as_they_were(tmp_path: Path) -> None:
+    """A request file found foreign midway writes nothing: no partial OUT, no mapping."""
+    res = write_jsonl(tmp_path / "results.jsonl",
+                      [openai_ok(f"c-{i}", chat_body("length")) for i in (1, 2)])  # fmt: skip
+    ins = write_jsonl(tmp_path / "input.jsonl",
+                      [openai_request("c-1", max_tokens=10), anthropic_request("c-2")])  # fmt: skip
+    out = tmp_path / "retry.jsonl"
+    out.write_text("yesterday's retry file\n")
+    with audit([res]) as report, pytest.raises(BatchUsageError, match="anthropic request line"):
+        resubmit(report, out, inputs=[ins])
+    assert out.read_text() == "yesterday's retry file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.jsonl", "results.jsonl",
+                                                           "retry.jsonl"]  # fmt: skip
+
+
 def test_results_without_their_requests_need_the_request_file(tmp_path: Path) -> None:
     """OpenAI results do not echo requests: resubmitting them without --input is refused."""
     res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
