@@ -26,6 +26,7 @@ __all__ = [
     "read_chunk",
     "results_files",
     "split",
+    "unique",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -165,10 +166,20 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
             )
         else:
             found.append(os.fspath(target))
-    unique: dict[str, str] = {}  # the file itself -> the first name it was given by
-    for name in found:
-        unique.setdefault(os.path.realpath(name), name)
-    return list(unique.values())
+    return unique(found)
+
+
+def unique(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The files named, each once, where it first comes (by the file, not its spelling).
+
+    Example:
+        >>> unique(["a.jsonl", "./a.jsonl", "b.jsonl"])
+        ['a.jsonl', 'b.jsonl']
+    """
+    first: dict[str, str] = {}  # the file itself -> the first name it was given by
+    for name in paths:
+        first.setdefault(os.path.realpath(name), os.fspath(name))
+    return list(first.values())
 
 
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:

@@ -456,6 +456,17 @@ def test_a_duplicated_id_is_resubmitted_once_and_the_extra_lines_listed(
     assert len(written) == len(set(written)) == len(set(results) & {"a-2", "a-10"})
 
 
+def test_a_request_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    """The same request file given twice (by another spelling too) joins each request once."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1", max_tokens=10)])
+    with audit([res]) as report:
+        done = resubmit(report, tmp_path / "retry.jsonl",
+                        inputs=[ins, tmp_path / "." / "input.jsonl"])  # fmt: skip
+        assert report.count(outcome=Outcome.NO_RESULT) == 0
+    assert done.written == {"raise_max_tokens": 1}
+
+
 def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:
     """Ids on one side only are counted and listed; bad request lines are listed by line."""
     res = write_jsonl(tmp_path / "results.jsonl",
