@@ -120,8 +120,9 @@ def join(
     others are listed with the lines no id joins. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
     with no request). A request file named twice is read once. Request lines that are not
-    JSON, or of no known shape, are counted as bad lines of their file. A request file in another provider's format, or a results file
-    given as the request file, raises `BatchUsageError`.
+    JSON, or of no known shape, are counted as bad lines of their file. A request file in
+    another provider's format, or a results file given as the request file, raises
+    `BatchUsageError`.
     """
     if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
         raise BatchUsageError(
