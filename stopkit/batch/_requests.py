@@ -107,9 +107,10 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
         url = str(line.get("url", ""))
         if url.endswith("/embeddings"):
             return None
+        newer, older = _int(body.get("max_completion_tokens")), _int(body.get("max_tokens"))
         if url.endswith("/responses") or "max_output_tokens" in body:
             field = "max_output_tokens"
-        elif "max_completion_tokens" not in body and "max_tokens" in body:
+        elif newer is None and older is not None:  # the older field is the one set (null: unset)
             field = "max_tokens"
         else:
             field = "max_completion_tokens"
@@ -148,6 +149,9 @@ def budget(line: dict[str, Any], fmt: str) -> tuple[tuple[str, ...], str, dict[s
 
 
 def _int(value: Any) -> int | None:
+    """A ceiling's value: an int, or a float holding a whole number (`300.0`), else None."""
+    if type(value) is float and value.is_integer():
+        return int(value)  # JSON has one number type: the API read it as the integer it is
     return value if type(value) is int else None
 
 

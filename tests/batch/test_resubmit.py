@@ -81,6 +81,24 @@ def test_openai_chat_truncations_raise_the_field_the_request_used(tmp_path: Path
                         "from": 300, "to": 600}  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "to"),
+    [
+        ({"max_completion_tokens": None, "max_tokens": 50}, "max_tokens", 100),  # null: unset
+        ({"max_tokens": None, "max_completion_tokens": 60}, "max_completion_tokens", 120),
+        ({"max_tokens": 300.0}, "max_tokens", 600),  # a JSON number with a point, still whole
+    ],
+)
+def test_the_ceiling_raised_is_the_one_the_request_set(
+    tmp_path: Path, body: dict[str, Any], field: str, to: int
+) -> None:
+    """A null ceiling field is unset: the other one, the request's real ceiling, is raised."""
+    lines, links, _ = _run(tmp_path, [openai_ok("c-1", chat_body("length"))],
+                           [openai_request("c-1", **body)])  # fmt: skip
+    assert lines[0]["body"] == {**openai_request("c-1", **body)["body"], field: to}
+    assert (links[0]["field"], links[0]["to"]) == (f"body.{field}", to)
+
+
 def test_openai_responses_truncation_raises_max_output_tokens(tmp_path: Path) -> None:
     """A /v1/responses request's ceiling is `body.max_output_tokens`."""
     results = [openai_ok("r-1", responses_body("incomplete", reason="max_output_tokens"))]
