@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
-from stopkit.batch._results import read_item, read_object
+from stopkit.batch._results import read_object
 
 __all__ = [
     "Chunk",
@@ -226,8 +226,8 @@ class ChunkLines:
         chunk = self.chunk
         if chunk.document:
             items = _document(chunk.path) or []
-            for i, item in enumerate(items, 1):
-                yield read_item(item, i)
+            for i, item in enumerate(items, 1):  # a bare list may hold any format's lines
+                yield read_object(item, i)
             self.lines = len(items)
             return
         line = 0
