@@ -144,6 +144,8 @@ def _budget_plan(
     updated = _set(line, path, {**config, **extra, key: n})
     if top != found.value:
         updated = _set(updated, found.path, top)
+    if updated == line:  # the budget it had, and no room to raise: never an identical request
+        return Plan(None, skip="same_budget")
     old = config.get(key)
     field = ".".join((*path, key))
     return Plan(updated, "reasoning_budget", None, field, old if type(old) is int else None, n)

@@ -368,6 +368,26 @@ def test_reasoning_truncation_plan_per_provider(
         assert found == value, path
 
 
+@pytest.mark.parametrize(
+    ("fmt", "line", "model", "detail"),
+    [
+        ("anthropic", anthropic_request("x", max_tokens=4096, thinking={
+            "type": "enabled", "budget_tokens": 512}), CLAUDE, "context_window"),
+        ("anthropic", anthropic_request("x", max_tokens=8192, thinking={
+            "type": "enabled", "budget_tokens": 512}), CLAUDE, "reasoning"),  # 8,192: at the cap
+        ("gemini", gemini_request("x", maxOutputTokens=2000, thinkingConfig={
+            "thinkingBudget": 512}), "gemini-2.5-flash", "context_window"),
+    ],
+)  # fmt: skip
+def test_a_budget_the_request_already_has_is_not_sent_again(
+    fmt: str, line: dict[str, Any], model: str, detail: str
+) -> None:
+    """--reasoning-budget equal to the request's own budget (ceiling unmoved) resends nothing."""
+    group = Group(model, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, detail)
+    step = plan(group, line, fmt, ResubmitOptions(reasoning_budget=512))
+    assert (step.line, step.skip) == (None, "same_budget")
+
+
 def test_budget_must_stay_below_the_ceiling() -> None:
     """Anthropic requires budget_tokens < max_tokens: a larger budget is held back, not sent."""
     group = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "context_window")
