@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 from stopkit.batch._results import read_object
@@ -172,12 +174,26 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
 def unique(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     """The files named, each once, where it first comes (by the file, not its spelling).
 
+    Raises `BatchUsageError` for a pipe or a device (`<(zcat out.jsonl.gz)`, `/dev/stdin`):
+    a file's start is read more than once (to tell a document from JSON Lines), and a pipe
+    would give those lines to the first reading only, losing them. A missing file is left to
+    the reading, whose error names it.
+
     Example:
         >>> unique(["a.jsonl", "./a.jsonl", "b.jsonl"])
         ['a.jsonl', 'b.jsonl']
     """
     first: dict[str, str] = {}  # the file itself -> the first name it was given by
     for name in paths:
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: open() names it
+            raise BatchUsageError(
+                f"{os.fspath(name)} is not a regular file (a pipe or a device): it is read more "
+                "than once; write it to a file first"
+            )
         first.setdefault(os.path.realpath(name), os.fspath(name))
     return list(first.values())
 

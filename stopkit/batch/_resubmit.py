@@ -19,6 +19,7 @@ from typing import IO, Any
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._join import is_requests_document, join
 from stopkit.batch._json import dumps
+from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import format_of, new_id, with_id
@@ -127,6 +128,7 @@ def resubmit(
         Resubmission(out='retry.jsonl', mapping='retry.jsonl.mapping.jsonl', ...)
     """
     options = options or ResubmitOptions()
+    inputs = unique(inputs)  # before any is read: a pipe is refused, not half read
     out = os.fspath(out)
     mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
     _check_outputs(out, mapping, [*report.files, *inputs])
