@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "COMPATIBLE",
+    "Budget",
     "Ceiling",
     "budget",
     "ceiling",
@@ -131,20 +132,34 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
     return Ceiling((*base, config, field), _int(found.get(field) if type(found) is dict else None))
 
 
-def budget(line: dict[str, Any], fmt: str) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
-    """Where a thinking budget goes: the config's path, its budget key, what else to set there.
+class Budget(NamedTuple):
+    """Where a thinking budget goes: the config's path, its key, what else to set or drop there."""
 
-    None where the request has no token budget (OpenAI, Converse).
+    path: tuple[str, ...]
+    key: str
+    extra: dict[str, Any]
+    replaces: tuple[str, ...] = ()
+    """Keys the budget takes the place of: Gemini 3's `thinkingLevel` (a request with both is
+    refused, HTTP 400: ai.google.dev/gemini-api/docs/gemini-3, "Thinking level")."""
+
+
+_LEVELS = ("thinkingLevel", "thinking_level")
+
+
+def budget(line: dict[str, Any], fmt: str) -> Budget | None:
+    """Where a thinking budget goes in the request; None where it has no token budget.
+
+    None for OpenAI and Converse requests: their APIs take no thinking token budget.
     """
     name, body = _params(line, fmt)
     base: tuple[str, ...] = (name,) if name else ()
     if fmt == "anthropic" or (fmt == "bedrock" and "anthropic_version" in body):
-        return (*base, "thinking"), "budget_tokens", {"type": "enabled"}
+        return Budget((*base, "thinking"), "budget_tokens", {"type": "enabled"})
     if fmt in ("gemini", "vertex", "google"):
         config = _google_config(body)
         if config == "generation_config":
-            return (*base, config, "thinking_config"), "thinking_budget", {}
-        return (*base, config, "thinkingConfig"), "thinkingBudget", {}
+            return Budget((*base, config, "thinking_config"), "thinking_budget", {}, _LEVELS)
+        return Budget((*base, config, "thinkingConfig"), "thinkingBudget", {}, _LEVELS)
     return None
 
 

@@ -348,6 +348,14 @@ def test_a_reply_that_spent_its_ceiling_thinking_waits_for_a_budget(tmp_path: Pa
         ("gemini", gemini_request("x", maxOutputTokens=2000),
          {"request.generationConfig.maxOutputTokens": 4000,
           "request.generationConfig.thinkingConfig": {"thinkingBudget": 512}}),
+        # Gemini 3's level and a budget together are refused (HTTP 400): the budget replaces it.
+        ("gemini", gemini_request("x", maxOutputTokens=2000, thinkingConfig={
+            "thinkingLevel": "low", "includeThoughts": True}),
+         {"request.generationConfig.thinkingConfig": {"thinkingBudget": 512,
+                                                      "includeThoughts": True}}),
+        ("gemini", {"key": "x", "request": {"contents": [], "generation_config": {
+            "max_output_tokens": 2000, "thinking_config": {"thinking_level": "high"}}}},
+         {"request.generation_config.thinking_config": {"thinking_budget": 512}}),
         ("openai", openai_request("x", max_completion_tokens=2000),
          {"body.max_completion_tokens": 2512}),
     ],
