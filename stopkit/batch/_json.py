@@ -59,8 +59,14 @@ def _choose() -> tuple[str, _Loads, _Dumps]:
         import orjson
     except ImportError:  # the `fast` extra is not installed: the standard library reads the same
         return "json", _stdlib_loads, _stdlib_dumps
+    def dumps(value: Any) -> bytes:
+        try:
+            return orjson.dumps(value)
+        except orjson.JSONEncodeError:  # nested past the 254 levels orjson writes: the stdlib can
+            return _stdlib_dumps(value)
+
     # orjson.JSONDecodeError subclasses ValueError, as json's does: callers catch ValueError.
-    return "orjson", orjson.loads, orjson.dumps
+    return "orjson", orjson.loads, dumps
 
 
 PARSER, loads, dumps = _choose()

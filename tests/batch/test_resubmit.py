@@ -311,6 +311,18 @@ def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
     assert again == lines
 
 
+def test_a_deeply_nested_request_is_kept_and_written_as_read(tmp_path: Path) -> None:
+    """A request nested past orjson's writing depth (254) is still kept and resubmitted."""
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    model_input = {**bedrock_input(), "metadata": {"nested": deep}}
+    line = {**BEDROCK[1].line, "modelInput": model_input}
+    lines, _, _ = _run(tmp_path, [line], None)
+    raised = {**model_input, "max_tokens": 1024}
+    assert lines == [{"recordId": "CALL0000002R1", "modelInput": raised}]
+
+
 def test_reasoning_budget_resubmits_held_truncations(tmp_path: Path) -> None:
     """`context_window` lines are listed only; with a reasoning budget they go with that budget."""
     results = [anthropic_ok("a-1", message("model_context_window_exceeded"))]
