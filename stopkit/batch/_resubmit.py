@@ -78,7 +78,8 @@ def _replacing(path: str) -> Iterator[IO[bytes]]:
     """
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-    folder, name = os.path.split(path)
+    target = os.path.realpath(path)  # a symlink's target is replaced, as `open` wrote through it
+    folder, name = os.path.split(target)
     temp = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.part")
     try:
         f = open(temp, "xb")  # noqa: SIM115 -- closed just below, before the file is moved
@@ -87,7 +88,7 @@ def _replacing(path: str) -> Iterator[IO[bytes]]:
     try:
         with f:
             yield f
-        os.replace(temp, path)
+        os.replace(temp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)

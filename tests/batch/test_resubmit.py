@@ -470,6 +470,20 @@ def test_a_refused_resubmission_leaves_the_output_files_as_they_were(tmp_path: P
                                                            "retry.jsonl"]  # fmt: skip
 
 
+def test_an_output_that_is_a_symlink_is_written_through(tmp_path: Path) -> None:
+    """OUT a symlink: the file it points at gets the requests, and the link stays a link."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1", max_tokens=10)])
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "retry.jsonl"
+    target.write_text("old\n")
+    (tmp_path / "retry.jsonl").symlink_to(target)
+    with audit([res]) as report:
+        resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
+    assert (tmp_path / "retry.jsonl").is_symlink()
+    assert [line["custom_id"] for line in _read(target)] == ["c-1-r1"]
+
+
 def test_results_without_their_requests_need_the_request_file(tmp_path: Path) -> None:
     """OpenAI results do not echo requests: resubmitting them without --input is refused."""
     res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
