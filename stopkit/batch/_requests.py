@@ -100,6 +100,9 @@ def _google_config(body: dict[str, Any]) -> str:
     return "generation_config" if "generation_config" in body else "generationConfig"
 
 
+_LEGACY_DEFAULT = 16
+
+
 def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
     """Where the line's output ceiling is (None: no known ceiling field for this shape)."""
     name, body = _params(line, fmt)
@@ -109,12 +112,17 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
         if url.endswith("/embeddings"):
             return None
         newer, older = _int(body.get("max_completion_tokens")), _int(body.get("max_tokens"))
+        legacy = url.endswith("/v1/completions")  # text completions: max_tokens only
         if url.endswith("/responses") or "max_output_tokens" in body:
             field = "max_output_tokens"
-        elif newer is None and older is not None:  # the older field is the one set (null: unset)
+        elif legacy or (newer is None and older is not None):  # the one set (null: unset)
             field = "max_tokens"
         else:
             field = "max_completion_tokens"
+        if legacy and older is None and body.get(field) is None:
+            # Unset is not the model's maximum here: OpenAI's OpenAPI spec gives
+            # `CreateCompletionRequest.max_tokens` a default of 16.
+            return Ceiling((*base, field), _LEGACY_DEFAULT)
         return Ceiling((*base, field), _int(body.get(field)))
     if fmt == "anthropic":
         return Ceiling((*base, "max_tokens"), _int(body.get("max_tokens")))

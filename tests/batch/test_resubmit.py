@@ -87,14 +87,16 @@ def test_openai_chat_truncations_raise_the_field_the_request_used(tmp_path: Path
         ({"max_completion_tokens": None, "max_tokens": 50}, "max_tokens", 100),  # null: unset
         ({"max_tokens": None, "max_completion_tokens": 60}, "max_completion_tokens", 120),
         ({"max_tokens": 300.0}, "max_tokens", 600),  # a JSON number with a point, still whole
+        ({}, "max_tokens", 32),  # legacy /v1/completions: unset is 16 tokens, not the model's max
     ],
 )
 def test_the_ceiling_raised_is_the_one_the_request_set(
     tmp_path: Path, body: dict[str, Any], field: str, to: int
 ) -> None:
-    """A null ceiling field is unset: the other one, the request's real ceiling, is raised."""
+    """The ceiling the request really had is raised: a null field is unset (the other counts)."""
+    url = "/v1/chat/completions" if body else "/v1/completions"
     lines, links, _ = _run(tmp_path, [openai_ok("c-1", chat_body("length"))],
-                           [openai_request("c-1", **body)])  # fmt: skip
+                           [openai_request("c-1", url=url, **body)])  # fmt: skip
     assert lines[0]["body"] == {**openai_request("c-1", **body)["body"], field: to}
     assert (links[0]["field"], links[0]["to"]) == (f"body.{field}", to)
 
