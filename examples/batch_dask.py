@@ -54,11 +54,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--spill-dir", help="a folder every worker can write (default: a temp one)")
     args = parser.parse_args(argv)
+    paths = batch.results_files(args.results)
+    if not paths:  # as `stopkit batch`: nothing to audit is a usage error, not an empty report
+        print(f"batch_dask: no results files in {', '.join(args.results)}", file=sys.stderr)
+        return 2
     spill_dir = args.spill_dir or tempfile.mkdtemp(prefix="stopkit-batch-dask-")
     try:
-        report = audit_with_dask(batch.results_files(args.results), args.workers, spill_dir)
+        report = audit_with_dask(paths, args.workers, spill_dir)
         (batch.write_json if args.json else batch.render_text)(report, sys.stdout)
         return batch.exit_status(report)
+    except OSError as exc:  # a file that cannot be read: said in a line, as the command does
+        print(f"batch_dask: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     finally:
         if not args.spill_dir:
             shutil.rmtree(spill_dir, ignore_errors=True)

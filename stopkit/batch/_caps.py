@@ -37,10 +37,16 @@ OUTPUT_CAPS: dict[str, int] = {
     "gpt-4.1": 32768,
     "o1": 100000,
     "o1-mini": 65536,
+    "o1-preview": 32768,
     "o3": 100000,
     "o3-mini": 100000,
     "o4-mini": 100000,
     "gpt-5": 128000,
+    # The chat models of the GPT-5 family write far less than the family (LiteLLM's model map
+    # agrees): without their rows, `gpt-5.1-chat-latest` would be raised past its cap.
+    "gpt-5-chat": 16384,
+    "gpt-5.1-chat": 16384,
+    "gpt-5.2-chat": 16384,
     # Gemini: ai.google.dev/gemini-api/docs/models ("Output token limit").
     "gemini-1.5": 8192,
     "gemini-2.0-flash": 8192,

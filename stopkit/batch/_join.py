@@ -17,7 +17,7 @@ from typing import Any
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
-from stopkit.batch._lines import document_items
+from stopkit.batch._lines import document_items, unique
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
@@ -119,9 +119,10 @@ def join(
     first result to the first request), so no request is sent twice and no line is lost: the
     others are listed with the lines no id joins. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
-    with no request). Request lines that are not JSON, or of no known shape, are counted as
-    bad lines of their file. A request file in another provider's format, or a results file
-    given as the request file, raises `BatchUsageError`.
+    with no request). A request file named twice is read once. Request lines that are not
+    JSON, or of no known shape, are counted as bad lines of their file. A request file in
+    another provider's format, or a results file given as the request file, raises
+    `BatchUsageError`.
     """
     if "vertex" in report.formats:  # no id, and no promised order: nothing to join on
         raise BatchUsageError(
@@ -131,8 +132,7 @@ def join(
     allowed = set().union(*(COMPATIBLE.get(name, set()) for name in report.formats))
     db, groups = _index(report, os.path.join(report.spill_dir, f"join-{uuid.uuid4().hex}.db"))
     try:
-        for raw_path in inputs:
-            path = os.fspath(raw_path)
+        for path in unique(inputs):  # a file named twice: its requests would not join again
             for number, line in request_lines(path):
                 place = Entry(None, path, number)
                 if line is _NOT_JSON:

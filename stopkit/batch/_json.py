@@ -26,14 +26,26 @@ def _stdlib_dumps(value: Any) -> bytes:
 # An escaped UTF-16 surrogate (`\ud800`): JSON's grammar allows one alone, but no Unicode text
 # holds it, so it cannot be written out again as UTF-8. orjson refuses such a line; so does the
 # standard library's reader here, so that a report does not depend on the extra installed.
-_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_TEXT = re.compile(_SURROGATE.pattern.decode())
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # the standard library's extension; orjson refuses it
 
 
 def _stdlib_loads(raw: bytes | str) -> Any:
-    value = json.loads(raw)
-    found = _SURROGATE_TEXT.search(raw) if isinstance(raw, str) else _SURROGATE.search(raw)
-    if found is not None:  # rare: then check that the text is text
+    # Strictly UTF-8, as orjson reads: `json.loads(bytes)` would guess UTF-16 or UTF-32, and
+    # decode a surrogate's UTF-8 bytes into a lone surrogate that cannot be printed again.
+    if isinstance(raw, str):
+        raw.encode()  # a lone surrogate in the text: UnicodeEncodeError, a ValueError
+        text = raw
+    else:
+        text = raw.decode()
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:  # a line nested deeper than the interpreter's stack: orjson refuses too
+        raise ValueError("nested too deeply") from None
+    if _SURROGATE.search(text) is not None:  # rare: then check that the text is text
         try:
             _stdlib_dumps(value)
         except UnicodeEncodeError:
@@ -47,8 +59,14 @@ def _choose() -> tuple[str, _Loads, _Dumps]:
         import orjson
     except ImportError:  # the `fast` extra is not installed: the standard library reads the same
         return "json", _stdlib_loads, _stdlib_dumps
+    def dumps(value: Any) -> bytes:
+        try:
+            return orjson.dumps(value)
+        except orjson.JSONEncodeError:  # nested past the 254 levels orjson writes: the stdlib can
+            return _stdlib_dumps(value)
+
     # orjson.JSONDecodeError subclasses ValueError, as json's does: callers catch ValueError.
-    return "orjson", orjson.loads, orjson.dumps
+    return "orjson", orjson.loads, dumps
 
 
 PARSER, loads, dumps = _choose()

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import itertools
 import os
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
-from stopkit.batch._results import read_item, read_object
+from stopkit.batch._results import read_object
 
 __all__ = [
     "Chunk",
@@ -26,6 +28,7 @@ __all__ = [
     "read_chunk",
     "results_files",
     "split",
+    "unique",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -165,10 +168,34 @@ def results_files(targets: Sequence[str | os.PathLike[str]]) -> list[str]:
             )
         else:
             found.append(os.fspath(target))
-    unique: dict[str, str] = {}  # the file itself -> the first name it was given by
-    for name in found:
-        unique.setdefault(os.path.realpath(name), name)
-    return list(unique.values())
+    return unique(found)
+
+
+def unique(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """The files named, each once, where it first comes (by the file, not its spelling).
+
+    Raises `BatchUsageError` for a pipe or a device (`<(zcat out.jsonl.gz)`, `/dev/stdin`):
+    a file's start is read more than once (to tell a document from JSON Lines), and a pipe
+    would give those lines to the first reading only, losing them. A missing file is left to
+    the reading, whose error names it.
+
+    Example:
+        >>> unique(["a.jsonl", "./a.jsonl", "b.jsonl"])
+        ['a.jsonl', 'b.jsonl']
+    """
+    first: dict[str, str] = {}  # the file itself -> the first name it was given by
+    for name in paths:
+        try:
+            mode = os.stat(name).st_mode
+        except OSError:
+            mode = stat.S_IFREG
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a folder: open() names it
+            raise BatchUsageError(
+                f"{os.fspath(name)} is not a regular file (a pipe or a device): it is read more "
+                "than once; write it to a file first"
+            )
+        first.setdefault(os.path.realpath(name), os.fspath(name))
+    return list(first.values())
 
 
 def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
@@ -215,8 +242,8 @@ class ChunkLines:
         chunk = self.chunk
         if chunk.document:
             items = _document(chunk.path) or []
-            for i, item in enumerate(items, 1):
-                yield read_item(item, i)
+            for i, item in enumerate(items, 1):  # a bare list may hold any format's lines
+                yield read_object(item, i)
             self.lines = len(items)
             return
         line = 0

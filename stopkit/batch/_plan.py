@@ -136,14 +136,17 @@ def _budget_plan(
         top = max(top, _raised(top, cap, options))
     if top is not None and n >= top:  # Anthropic requires budget_tokens < max_tokens
         return Plan(None, skip="budget_not_below_ceiling")
-    path, key, extra = where
+    path, key, extra, replaces = where
     current = line
     for name in path:
         current = current.get(name) if type(current) is dict else None  # type: ignore[assignment]
     config = current if type(current) is dict else {}
-    updated = _set(line, path, {**config, **extra, key: n})
+    kept = {k: v for k, v in config.items() if k not in replaces}
+    updated = _set(line, path, {**kept, **extra, key: n})
     if top != found.value:
         updated = _set(updated, found.path, top)
+    if updated == line:  # the budget it had, and no room to raise: never an identical request
+        return Plan(None, skip="same_budget")
     old = config.get(key)
     field = ".".join((*path, key))
     return Plan(updated, "reasoning_budget", None, field, old if type(old) is int else None, n)

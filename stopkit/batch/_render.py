@@ -25,6 +25,7 @@ SKIP_CAUSES = {
     "no_ceiling_field": "stopkit knows no ceiling field in this request's shape",
     "budget_not_below_ceiling": "--reasoning-budget is not below the request's ceiling",
     "no_budget_field": "this request has no reasoning budget to lower",
+    "same_budget": "the request has this --reasoning-budget already (and no room to raise)",
     "no_request": "no request line to resubmit (not in --input, or not echoed)",
 }
 _SHOWN_IDS = 5

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "COMPATIBLE",
+    "Budget",
     "Ceiling",
     "budget",
     "ceiling",
@@ -99,6 +100,9 @@ def _google_config(body: dict[str, Any]) -> str:
     return "generation_config" if "generation_config" in body else "generationConfig"
 
 
+_LEGACY_DEFAULT = 16
+
+
 def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
     """Where the line's output ceiling is (None: no known ceiling field for this shape)."""
     name, body = _params(line, fmt)
@@ -107,12 +111,18 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
         url = str(line.get("url", ""))
         if url.endswith("/embeddings"):
             return None
+        newer, older = _int(body.get("max_completion_tokens")), _int(body.get("max_tokens"))
+        legacy = url.endswith("/v1/completions")  # text completions: max_tokens only
         if url.endswith("/responses") or "max_output_tokens" in body:
             field = "max_output_tokens"
-        elif "max_completion_tokens" not in body and "max_tokens" in body:
+        elif legacy or (newer is None and older is not None):  # the one set (null: unset)
             field = "max_tokens"
         else:
             field = "max_completion_tokens"
+        if legacy and older is None and body.get(field) is None:
+            # Unset is not the model's maximum here: OpenAI's OpenAPI spec gives
+            # `CreateCompletionRequest.max_tokens` a default of 16.
+            return Ceiling((*base, field), _LEGACY_DEFAULT)
         return Ceiling((*base, field), _int(body.get(field)))
     if fmt == "anthropic":
         return Ceiling((*base, "max_tokens"), _int(body.get("max_tokens")))
@@ -130,24 +140,41 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
     return Ceiling((*base, config, field), _int(found.get(field) if type(found) is dict else None))
 
 
-def budget(line: dict[str, Any], fmt: str) -> tuple[tuple[str, ...], str, dict[str, Any]] | None:
-    """Where a thinking budget goes: the config's path, its budget key, what else to set there.
+class Budget(NamedTuple):
+    """Where a thinking budget goes: the config's path, its key, what else to set or drop there."""
 
-    None where the request has no token budget (OpenAI, Converse).
+    path: tuple[str, ...]
+    key: str
+    extra: dict[str, Any]
+    replaces: tuple[str, ...] = ()
+    """Keys the budget takes the place of: Gemini 3's `thinkingLevel` (a request with both is
+    refused, HTTP 400: ai.google.dev/gemini-api/docs/gemini-3, "Thinking level")."""
+
+
+_LEVELS = ("thinkingLevel", "thinking_level")
+
+
+def budget(line: dict[str, Any], fmt: str) -> Budget | None:
+    """Where a thinking budget goes in the request; None where it has no token budget.
+
+    None for OpenAI and Converse requests: their APIs take no thinking token budget.
     """
     name, body = _params(line, fmt)
     base: tuple[str, ...] = (name,) if name else ()
     if fmt == "anthropic" or (fmt == "bedrock" and "anthropic_version" in body):
-        return (*base, "thinking"), "budget_tokens", {"type": "enabled"}
+        return Budget((*base, "thinking"), "budget_tokens", {"type": "enabled"})
     if fmt in ("gemini", "vertex", "google"):
         config = _google_config(body)
         if config == "generation_config":
-            return (*base, config, "thinking_config"), "thinking_budget", {}
-        return (*base, config, "thinkingConfig"), "thinkingBudget", {}
+            return Budget((*base, config, "thinking_config"), "thinking_budget", {}, _LEVELS)
+        return Budget((*base, config, "thinkingConfig"), "thinkingBudget", {}, _LEVELS)
     return None
 
 
 def _int(value: Any) -> int | None:
+    """A ceiling's value: an int, or a float holding a whole number (`300.0`), else None."""
+    if type(value) is float and value.is_integer():
+        return int(value)  # JSON has one number type: the API read it as the integer it is
     return value if type(value) is int else None
 
 

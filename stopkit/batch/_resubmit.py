@@ -8,14 +8,18 @@ says what was changed.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._join import is_requests_document, join
 from stopkit.batch._json import dumps
+from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import format_of, new_id, with_id
@@ -65,6 +69,32 @@ def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str
         taken[os.path.realpath(path)] = path
 
 
+@contextlib.contextmanager
+def _replacing(path: str) -> Iterator[IO[bytes]]:
+    """A new file that takes `path`'s place only once written through.
+
+    A resubmission refused midway (a foreign request line) or interrupted leaves no partial
+    request file that looks ready to upload, and the file `path` held before stays as it was.
+    """
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    target = os.path.realpath(path)  # a symlink's target is replaced, as `open` wrote through it
+    folder, name = os.path.split(target)
+    temp = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.part")
+    try:
+        f = open(temp, "xb")  # noqa: SIM115 -- closed just below, before the file is moved
+    except OSError as exc:  # the error names the file asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, path) from None
+    try:
+        with f:
+            yield f
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+
+
 def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> None:
     """Join the results to their request file(s): add the `no_result` and `no_input` groups.
 
@@ -99,6 +129,7 @@ def resubmit(
         Resubmission(out='retry.jsonl', mapping='retry.jsonl.mapping.jsonl', ...)
     """
     options = options or ResubmitOptions()
+    inputs = unique(inputs)  # before any is read: a pipe is refused, not half read
     out = os.fspath(out)
     mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
     _check_outputs(out, mapping, [*report.files, *inputs])
@@ -119,7 +150,7 @@ def resubmit(
     head, sep, end, tail = (
         (b'{"requests": [\n', b",\n", b"", b"\n]}\n") if document else (b"", b"", b"\n", b"")
     )
-    with open(out, "wb") as requests, open(mapping, "wb") as links:
+    with _replacing(out) as requests, _replacing(mapping) as links:
         requests.write(head)
         for group, fmt, line, entry in source:
             if not wanted(group, options):

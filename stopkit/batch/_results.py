@@ -261,7 +261,8 @@ _GEMINI_REPLY_KEYS = ("candidates", "promptFeedback", "prompt_feedback", "usageM
 def read_object(obj: Any, line: int) -> Record:
     """Read one parsed results line of any supported format into a `Record` (pure).
 
-    The format is recognized by the line's own keys, so files (and lines) may mix formats.
+    The format is recognized by the line's own keys, so files (and lines) may mix formats; a
+    Gemini inlined response (`{response | error, metadata}`) is read too.
     """
     if type(obj) is not dict:
         return Record(
@@ -280,7 +281,7 @@ def read_object(obj: Any, line: int) -> Record:
         return _vertex(obj, line)
     elif any(key in obj for key in _GEMINI_REPLY_KEYS):  # a bare GenerateContentResponse
         return _gemini_reply(line, "gemini", None, obj, None)
-    elif "response" in obj or "error" in obj:  # an inlined response written as a line
+    elif "response" in obj or "error" in obj or "metadata" in obj:  # a Gemini inlined response
         return read_item(obj, line)
     keys = ", ".join(repr(k) for k in list(obj)[:8])
     return Record(line, Outcome.UNKNOWN_SHAPE, message=f"no batch results shape has keys [{keys}]")

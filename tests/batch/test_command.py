@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from stopkit.batch import BatchUsageError, results_files
 from stopkit.cli import main
 from tests.batch._fixtures import (
     ALL,
@@ -118,6 +120,22 @@ def test_usage_errors_exit_2_and_say_why(
     code, _, err = _run([a.format(**names) for a in argv], capsys)
     assert code == 2
     assert message in err
+
+
+def test_a_pipe_is_refused_before_any_of_it_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pipe or device as results or requests: exit 2 naming it, never lines silently lost."""
+    results = write_jsonl(tmp_path / "r.jsonl", [c.line for c in ANTHROPIC])
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)  # never opened: reading it would wait for a writer
+    with pytest.raises(BatchUsageError, match="pipe is not a regular file"):
+        results_files([tmp_path / "pipe"])
+    for argv in ([str(fifo)], [str(results), "--input", os.devnull],
+                 [str(results), "--input", os.devnull, "--resubmit", str(tmp_path / "o.jsonl")]):
+        code, _, err = _run(argv, capsys)
+        assert (code, "not a regular file" in err) == (2, True), argv
+    assert not (tmp_path / "o.jsonl").exists()
 
 
 @pytest.mark.parametrize(

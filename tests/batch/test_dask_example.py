@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +65,20 @@ def test_dask_example_gives_the_cli_report(
     assert done.returncode == code == 1, done.stderr
     assert json.loads(done.stdout) == cli
     assert cli["lines"] == sum(len(c) for c in ALL.values()) + 2500 * len(ANTHROPIC) + 1 + 2
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda root: root.mkdir() or root, "no results files in"),  # an empty folder
+    (lambda root: root / "missing.jsonl", "No such file or directory"),
+], ids=["empty folder", "missing file"])  # fmt: skip
+def test_dask_example_refuses_what_the_cli_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str
+) -> None:
+    """Nothing to audit: the example exits 2 saying why, as `stopkit batch` does, no traceback."""
+    target = str(make(tmp_path / "results"))
+    assert main(["batch", target]) == 2
+    assert message in capsys.readouterr().err
+    done = subprocess.run([sys.executable, str(EXAMPLE), target],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert (done.returncode, "Traceback" in done.stderr) == (2, False), done.stderr
+    assert message in done.stderr

@@ -44,3 +44,22 @@ def test_standard_library_and_orjson_give_the_same_report(tmp_path: Path) -> Non
     std_parser, std = _report(path, block_orjson=True)
     assert (fast_parser, std_parser) == ("orjson", "json")
     assert {**fast, "parser": None} == {**std, "parser": None}
+
+
+def test_lines_orjson_refuses_are_not_json_without_it_too(tmp_path: Path) -> None:
+    """Lines orjson refuses (NaN, raw surrogate bytes, deep nesting) are `not_json` either way."""
+    deep = b"[" * 5000 + b"]" * 5000  # deeper than either parser goes (the stdlib: its stack)
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(
+        b'{"custom_id": "nan", "result": {"type": "expired"}, "score": NaN}\n'
+        b'{"custom_id": "inf", "result": {"type": "expired"}, "score": -Infinity}\n'
+        # A surrogate encoded as UTF-8 bytes: no valid UTF-8 holds one (nor can it be printed).
+        b'{"custom_id": "raw-\xed\xa0\x80", "result": {"type": "expired"}}\n'
+        + deep
+        + b'\n{"custom_id": "fine", "result": {"type": "expired"}}\n'
+    )
+    _, fast = _report(path, block_orjson=False)
+    _, std = _report(path, block_orjson=True)
+    assert {**fast, "parser": None} == {**std, "parser": None}
+    counts = {g["outcome"]: g["lines"] for g in std["overall"]}  # type: ignore[attr-defined]
+    assert counts == {"expired": 1, "not_json": 4}

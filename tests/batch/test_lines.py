@@ -149,6 +149,17 @@ def test_gemini_inlined_responses_are_read_from_the_batch_job(
     ]
 
 
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_json_array_of_results_lines_is_read_as_those_lines(
+    tmp_path: Path, indent: int | None
+) -> None:
+    """Results saved as one JSON array (not JSON Lines) are read in their own format."""
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([c.line for c in ANTHROPIC[:3]], indent=indent))
+    assert _records(path) == [(1, "replied", "a-1"), (2, "replied", "a-2"), (3, "replied", "a-3")]
+    assert {r.format for r in read_chunk(split([path], 1)[0])} == {"anthropic"}
+
+
 def test_the_sdk_batch_job_dump_is_read() -> None:
     """google-genai's BatchJob dumped to JSON (snake_case) holds items the audit reads."""
     from google.genai import types

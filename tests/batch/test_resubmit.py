@@ -81,6 +81,26 @@ def test_openai_chat_truncations_raise_the_field_the_request_used(tmp_path: Path
                         "from": 300, "to": 600}  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("body", "field", "to"),
+    [
+        ({"max_completion_tokens": None, "max_tokens": 50}, "max_tokens", 100),  # null: unset
+        ({"max_tokens": None, "max_completion_tokens": 60}, "max_completion_tokens", 120),
+        ({"max_tokens": 300.0}, "max_tokens", 600),  # a JSON number with a point, still whole
+        ({}, "max_tokens", 32),  # legacy /v1/completions: unset is 16 tokens, not the model's max
+    ],
+)
+def test_the_ceiling_raised_is_the_one_the_request_set(
+    tmp_path: Path, body: dict[str, Any], field: str, to: int
+) -> None:
+    """The ceiling the request really had is raised: a null field is unset (the other counts)."""
+    url = "/v1/chat/completions" if body else "/v1/completions"
+    lines, links, _ = _run(tmp_path, [openai_ok("c-1", chat_body("length"))],
+                           [openai_request("c-1", url=url, **body)])  # fmt: skip
+    assert lines[0]["body"] == {**openai_request("c-1", **body)["body"], field: to}
+    assert (links[0]["field"], links[0]["to"]) == (f"body.{field}", to)
+
+
 def test_openai_responses_truncation_raises_max_output_tokens(tmp_path: Path) -> None:
     """A /v1/responses request's ceiling is `body.max_output_tokens`."""
     results = [openai_ok("r-1", responses_body("incomplete", reason="max_output_tokens"))]
@@ -293,6 +313,18 @@ def test_bedrock_raises_model_input_max_tokens(tmp_path: Path) -> None:
     assert again == lines
 
 
+def test_a_deeply_nested_request_is_kept_and_written_as_read(tmp_path: Path) -> None:
+    """A request nested past orjson's writing depth (254) is still kept and resubmitted."""
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    model_input = {**bedrock_input(), "metadata": {"nested": deep}}
+    line = {**BEDROCK[1].line, "modelInput": model_input}
+    lines, _, _ = _run(tmp_path, [line], None)
+    raised = {**model_input, "max_tokens": 1024}
+    assert lines == [{"recordId": "CALL0000002R1", "modelInput": raised}]
+
+
 def test_reasoning_budget_resubmits_held_truncations(tmp_path: Path) -> None:
     """`context_window` lines are listed only; with a reasoning budget they go with that budget."""
     results = [anthropic_ok("a-1", message("model_context_window_exceeded"))]
@@ -330,6 +362,14 @@ def test_a_reply_that_spent_its_ceiling_thinking_waits_for_a_budget(tmp_path: Pa
         ("gemini", gemini_request("x", maxOutputTokens=2000),
          {"request.generationConfig.maxOutputTokens": 4000,
           "request.generationConfig.thinkingConfig": {"thinkingBudget": 512}}),
+        # Gemini 3's level and a budget together are refused (HTTP 400): the budget replaces it.
+        ("gemini", gemini_request("x", maxOutputTokens=2000, thinkingConfig={
+            "thinkingLevel": "low", "includeThoughts": True}),
+         {"request.generationConfig.thinkingConfig": {"thinkingBudget": 512,
+                                                      "includeThoughts": True}}),
+        ("gemini", {"key": "x", "request": {"contents": [], "generation_config": {
+            "max_output_tokens": 2000, "thinking_config": {"thinking_level": "high"}}}},
+         {"request.generation_config.thinking_config": {"thinking_budget": 512}}),
         ("openai", openai_request("x", max_completion_tokens=2000),
          {"body.max_completion_tokens": 2512}),
     ],
@@ -348,6 +388,26 @@ def test_reasoning_truncation_plan_per_provider(
         for key in path.split("."):
             found = found[key]
         assert found == value, path
+
+
+@pytest.mark.parametrize(
+    ("fmt", "line", "model", "detail"),
+    [
+        ("anthropic", anthropic_request("x", max_tokens=4096, thinking={
+            "type": "enabled", "budget_tokens": 512}), CLAUDE, "context_window"),
+        ("anthropic", anthropic_request("x", max_tokens=8192, thinking={
+            "type": "enabled", "budget_tokens": 512}), CLAUDE, "reasoning"),  # 8,192: at the cap
+        ("gemini", gemini_request("x", maxOutputTokens=2000, thinkingConfig={
+            "thinkingBudget": 512}), "gemini-2.5-flash", "context_window"),
+    ],
+)  # fmt: skip
+def test_a_budget_the_request_already_has_is_not_sent_again(
+    fmt: str, line: dict[str, Any], model: str, detail: str
+) -> None:
+    """--reasoning-budget equal to the request's own budget (ceiling unmoved) resends nothing."""
+    group = Group(model, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, detail)
+    step = plan(group, line, fmt, ResubmitOptions(reasoning_budget=512))
+    assert (step.line, step.skip) == (None, "same_budget")
 
 
 def test_budget_must_stay_below_the_ceiling() -> None:
@@ -397,6 +457,35 @@ def test_input_of_another_provider_is_a_usage_error(tmp_path: Path) -> None:
         resubmit(report, tmp_path / "out.jsonl", inputs=[ins])
 
 
+def test_a_refused_resubmission_leaves_the_output_files_as_they_were(tmp_path: Path) -> None:
+    """A request file found foreign midway writes nothing: no partial OUT, no mapping."""
+    res = write_jsonl(tmp_path / "results.jsonl",
+                      [openai_ok(f"c-{i}", chat_body("length")) for i in (1, 2)])  # fmt: skip
+    ins = write_jsonl(tmp_path / "input.jsonl",
+                      [openai_request("c-1", max_tokens=10), anthropic_request("c-2")])  # fmt: skip
+    out = tmp_path / "retry.jsonl"
+    out.write_text("yesterday's retry file\n")
+    with audit([res]) as report, pytest.raises(BatchUsageError, match="anthropic request line"):
+        resubmit(report, out, inputs=[ins])
+    assert out.read_text() == "yesterday's retry file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["input.jsonl", "results.jsonl",
+                                                           "retry.jsonl"]  # fmt: skip
+
+
+def test_an_output_that_is_a_symlink_is_written_through(tmp_path: Path) -> None:
+    """OUT a symlink: the file it points at gets the requests, and the link stays a link."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1", max_tokens=10)])
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "retry.jsonl"
+    target.write_text("old\n")
+    (tmp_path / "retry.jsonl").symlink_to(target)
+    with audit([res]) as report:
+        resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
+    assert (tmp_path / "retry.jsonl").is_symlink()
+    assert [line["custom_id"] for line in _read(target)] == ["c-1-r1"]
+
+
 def test_results_without_their_requests_need_the_request_file(tmp_path: Path) -> None:
     """OpenAI results do not echo requests: resubmitting them without --input is refused."""
     res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
@@ -439,6 +528,17 @@ def test_a_duplicated_id_is_resubmitted_once_and_the_extra_lines_listed(
         assert list(report.ids(Group(None, Outcome.NO_RESULT))) == no_result
     written = [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")]
     assert len(written) == len(set(written)) == len(set(results) & {"a-2", "a-10"})
+
+
+def test_a_request_file_named_twice_is_read_once(tmp_path: Path) -> None:
+    """The same request file given twice (by another spelling too) joins each request once."""
+    res = write_jsonl(tmp_path / "results.jsonl", [openai_ok("c-1", chat_body("length"))])
+    ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1", max_tokens=10)])
+    with audit([res]) as report:
+        done = resubmit(report, tmp_path / "retry.jsonl",
+                        inputs=[ins, tmp_path / "." / "input.jsonl"])  # fmt: skip
+        assert report.count(outcome=Outcome.NO_RESULT) == 0
+    assert done.written == {"raise_max_tokens": 1}
 
 
 def test_join_finds_results_without_requests_and_requests_without_results(tmp_path: Path) -> None:
