@@ -54,6 +54,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # past this depth a raw value's JSON form is cut (the value itself stays whole).
 _MAX_DEPTH = 200
 _Fallback = Callable[[Any], Any]
+_Warnings = bool | Literal["none", "warn", "error"]
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -70,13 +71,11 @@ class _Dumps(BaseModel):
     off-spec values dumps without warnings, as `stopkit.adapters._wire.to_json` dumps it.
     """
 
+    # pydantic's own `fallback` and `ensure_ascii` arguments are newer than the pydantic stopkit
+    # supports (2.7): they are passed on only when the caller gives them, and the writing of an
+    # odd value is done here.
     def model_dump(
-        self,
-        *,
-        mode: str = "python",
-        fallback: _Fallback | None = None,
-        warnings: bool | Literal["none", "warn", "error"] = False,
-        **options: Any,
+        self, *, mode: str = "python", warnings: _Warnings = False, **options: Any
     ) -> dict[str, Any]:
         """Dump the model to a dict, as pydantic does; in JSON mode an odd value is its repr.
 
@@ -85,27 +84,18 @@ class _Dumps(BaseModel):
             {}
         """
         if mode != "json":
-            return super().model_dump(mode=mode, fallback=fallback, warnings=warnings, **options)
-        fallback = repr if fallback is None else fallback
+            return super().model_dump(mode=mode, warnings=warnings, **options)
         try:
-            return super().model_dump(
-                mode="json", fallback=fallback, warnings=warnings, **options
-            )
-        except ValueError as exc:
-            if "depth" not in str(exc):
-                raise
-        dumped = super().model_dump(fallback=fallback, warnings=warnings, **options)
+            return super().model_dump(mode="json", warnings=warnings, **options)
+        except ValueError:  # a raw value with no JSON form, or nested past pydantic's depth
+            pass
+        fallback = options.pop("fallback", None) or repr
+        dumped = super().model_dump(warnings=warnings, **options)
         ready: dict[str, Any] = _json_ready(dumped, fallback, 0)
         return ready
 
     def model_dump_json(
-        self,
-        *,
-        indent: int | None = None,
-        ensure_ascii: bool = False,
-        fallback: _Fallback | None = None,
-        warnings: bool | Literal["none", "warn", "error"] = False,
-        **options: Any,
+        self, *, indent: int | None = None, warnings: _Warnings = False, **options: Any
     ) -> str:
         """Dump the model to JSON, as pydantic does; an odd value is written as said above.
 
@@ -114,20 +104,13 @@ class _Dumps(BaseModel):
             >>> json.loads(call.model_dump_json())["arguments"] == {"q": chr(0xD83D)}
             True
         """
-        fallback = repr if fallback is None else fallback
         try:
-            return super().model_dump_json(
-                indent=indent,
-                ensure_ascii=ensure_ascii,
-                fallback=fallback,
-                warnings=warnings,
-                **options,
-            )
-        except PydanticSerializationError as exc:
-            if "surrogates not allowed" not in str(exc) and "depth" not in str(exc):
-                raise
+            return super().model_dump_json(indent=indent, warnings=warnings, **options)
+        except PydanticSerializationError:  # as above, or a lone surrogate UTF-8 cannot encode
+            pass
+        ensure_ascii = bool(options.pop("ensure_ascii", False))
         text = json.dumps(
-            self.model_dump(mode="json", fallback=fallback, warnings=warnings, **options),
+            self.model_dump(mode="json", warnings=warnings, **options),
             indent=indent,
             ensure_ascii=ensure_ascii,
             separators=(",", ": ") if indent is not None else (",", ":"),
