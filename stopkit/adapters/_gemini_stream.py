@@ -288,7 +288,8 @@ class GeminiStream(Accumulator):
         numbers = (
             VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
         )
-        if finish is not None and canonical(finish, numbers) in _UNSET:
+        named = canonical(finish, numbers) if finish is not None else None
+        if type(named) is str and named in _UNSET:
             finish = None  # the enum's unset value, as protobuf emits it in every chunk
         if finish is not None:
             held = canonical(state.finish, numbers) if state.finish is not None else None
