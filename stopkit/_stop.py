@@ -1,18 +1,18 @@
 """The contract: the closed `StopReason` enum and the result models.
 
-This module imports nothing else from stopkit. Adapters build `Stop` values; the loop reads them.
+This module imports nothing else from stopkit but its JSON writer (`stopkit._json_out`).
+Adapters build `Stop` values; the loop reads them.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
-from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from stopkit._json_out import JSONSafe
 
 __all__ = ["Stop", "StopReason", "ToolCall", "ToolResult", "Usage", "add_usage"]
 
@@ -48,91 +48,7 @@ _FROZEN = ConfigDict(
 )
 
 
-# A lone UTF-16 surrogate: what a JSON `\\ud83d` escape reads to (text cut inside an emoji).
-_SURROGATE = re.compile("[\ud800-\udfff]")
-# pydantic's serializer stops at ~255 levels, the standard library's at the recursion limit:
-# past this depth a raw value's JSON form is cut (the value itself stays whole).
-_MAX_DEPTH = 200
-_Fallback = Callable[[Any], Any]
-_Warnings = bool | Literal["none", "warn", "error"]
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
-
-
-class _Dumps(BaseModel):
-    """A result model whose JSON form never fails on what the reply held.
-
-    Raw values are kept as sent (`Stop.details`), whatever their type: one with no JSON form
-    (an agent's tools, a client) is written as its `repr`, one nested past pydantic's depth is
-    cut with a marker, and text cut inside an emoji (a lone UTF-16 surrogate, which UTF-8
-    cannot encode and pydantic refuses) is written as its JSON escape. An SDK object kept with
-    off-spec values dumps without warnings, as `stopkit.adapters._wire.to_json` dumps it.
-    """
-
-    # pydantic's own `fallback` and `ensure_ascii` arguments are newer than the pydantic stopkit
-    # supports (2.7): they are passed on only when the caller gives them, and the writing of an
-    # odd value is done here.
-    def model_dump(
-        self, *, mode: str = "python", warnings: _Warnings = False, **options: Any
-    ) -> dict[str, Any]:
-        """Dump the model to a dict, as pydantic does; in JSON mode an odd value is its repr.
-
-        Example:
-            >>> ToolCall(id="c1", name="f").model_dump(mode="json")["arguments"]
-            {}
-        """
-        if mode != "json":
-            return super().model_dump(mode=mode, warnings=warnings, **options)
-        try:
-            return super().model_dump(mode="json", warnings=warnings, **options)
-        except ValueError:  # a raw value with no JSON form, or nested past pydantic's depth
-            pass
-        fallback = options.pop("fallback", None) or repr
-        dumped = super().model_dump(warnings=warnings, **options)
-        ready: dict[str, Any] = _json_ready(dumped, fallback, 0)
-        return ready
-
-    def model_dump_json(
-        self, *, indent: int | None = None, warnings: _Warnings = False, **options: Any
-    ) -> str:
-        """Dump the model to JSON, as pydantic does; an odd value is written as said above.
-
-        Example:
-            >>> call = ToolCall(id="c1", name="f", arguments={"q": chr(0xD83D)})
-            >>> json.loads(call.model_dump_json())["arguments"] == {"q": chr(0xD83D)}
-            True
-        """
-        try:
-            return super().model_dump_json(indent=indent, warnings=warnings, **options)
-        except PydanticSerializationError:  # as above, or a lone surrogate UTF-8 cannot encode
-            pass
-        ensure_ascii = bool(options.pop("ensure_ascii", False))
-        text = json.dumps(
-            self.model_dump(mode="json", warnings=warnings, **options),
-            indent=indent,
-            ensure_ascii=ensure_ascii,
-            separators=(",", ": ") if indent is not None else (",", ":"),
-        )
-        return _SURROGATE.sub(_escape, text)
-
-
-def _json_ready(value: Any, fallback: _Fallback, depth: int) -> Any:
-    """A python-mode dump as JSON values, containers deeper than `_MAX_DEPTH` cut."""
-    if isinstance(value, dict | list | tuple):
-        if depth >= _MAX_DEPTH:
-            return f"<nested deeper than {_MAX_DEPTH} levels: not written>"
-        if isinstance(value, dict):
-            return {
-                key if isinstance(key, str) else str(key): _json_ready(item, fallback, depth + 1)
-                for key, item in value.items()
-            }
-        return [_json_ready(item, fallback, depth + 1) for item in value]
-    return to_jsonable_python(value, fallback=fallback)
-
-
-class ToolCall(_Dumps):
+class ToolCall(JSONSafe):
     """One client-executable tool call the model asked for.
 
     A call with `complete=False` (cut off, or arguments that are not a JSON object) must never
@@ -154,7 +70,7 @@ class ToolCall(_Dumps):
     error: str | None = None
 
 
-class ToolResult(_Dumps):
+class ToolResult(JSONSafe):
     """The result of running one `ToolCall`, as the loop hands it back to an adapter.
 
     Example:
@@ -235,7 +151,7 @@ def _plus(a: int | None, b: int | None) -> int | None:
     return a if b is None else a + b
 
 
-class Stop(_Dumps):
+class Stop(JSONSafe):
     """Why one reply stopped, and everything the caller needs to act on it.
 
     Built by an adapter; immutable. `raw` is the reply object itself, never serialized.

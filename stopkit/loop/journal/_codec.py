@@ -24,6 +24,7 @@ from pydantic_core import to_jsonable_python
 
 from stopkit._errors import JournalError
 from stopkit._json import loads
+from stopkit._json_out import escape_surrogates
 from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
 from stopkit.loop._streams import Streamed
 
@@ -86,9 +87,14 @@ def canonical(value: Any) -> Any:
     return canonical(plain)
 
 
-def dumps(value: Any) -> str:
-    """Return canonical JSON text (sorted keys, no spaces)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def dumps(value: Any, *, sort_keys: bool = True) -> str:
+    """Return JSON text to record: no spaces, keys sorted (canonical) unless told otherwise.
+
+    A lone UTF-16 surrogate (text cut inside an emoji) is written as its escape: the stores
+    keep UTF-8, which cannot hold one, and the text reads back the same.
+    """
+    text = json.dumps(value, sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False)
+    return escape_surrogates(text)
 
 
 def digest(value: Any) -> str:
@@ -189,10 +195,10 @@ def tool_result_json(result: ToolResult, seconds: float) -> str:
         value = jsonable(result.value)
     except JournalError:  # the model was sent `content`; the value is kept only where it can be
         value = None
-    return json.dumps(
+    return dumps(
         {"content": result.content, "is_error": result.is_error, "value": value,
          "seconds": seconds},
-        ensure_ascii=False,
+        sort_keys=False,
     )  # fmt: skip
 
 

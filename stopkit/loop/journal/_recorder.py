@@ -9,7 +9,6 @@ The process's heartbeat renews the run's lease while the run is open (`_heartbea
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -22,6 +21,7 @@ from stopkit._errors import JournalMismatch
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
     TranscriptDigest,
+    dumps,
     loads,
     model_request,
     tool_request,
@@ -168,7 +168,7 @@ class Recorder:
         """Record the result of the live model call of `turn` (JSON data)."""
         assert self.pending is not None, "record_model without model()"
         # Kept as it came (keys in their order): the reply the adapter reads on replay.
-        text = json.dumps(result, ensure_ascii=False, separators=(",", ":"))
+        text = dumps(result, sort_keys=False)
         step = StepRecord(model_step(turn), self.pending, text, 0.0)
         self.pending = None
         self._record(step)

@@ -190,3 +190,21 @@ def test_the_current_step_is_named_while_each_call_runs(journal: Any) -> None:
     stopkit.run_loop(model, "Hi", tools={"record": record}, tool_timeout=5)
     assert seen == ["model_call_1", "tool_call_1_0", "model_call_2"]
     assert current_step() is None
+
+
+def test_text_cut_inside_an_emoji_is_recorded_and_replayed(journal: Any) -> None:
+    """A lone UTF-16 surrogate (a reply cut inside an emoji) in a reply, a call's arguments and
+    a tool's result is recorded, digested and replayed like any other text."""
+    cut = "caf" + chr(0xD83D)
+    reply = tool_reply(1)
+    reply["content"][0]["text"] = cut
+    reply["content"][1]["input"] = {"note": cut}
+    replies = iter([reply, final_reply()])
+    tools = {"record": lambda **arguments: cut}
+    first = stopkit.run_loop(lambda m, **o: next(replies), "Hi", tools=tools, journal=journal,
+                             run_id="emoji")  # fmt: skip
+    assert first.text == FINAL
+    again = stopkit.run_loop(lambda m, **o: pytest.fail("called"), "Hi", tools=tools,
+                             journal=journal, run_id="emoji")  # fmt: skip
+    assert summary(again) == summary(first)
+    assert json.loads(journal.steps("emoji")[0].result)["reply"]["content"][0]["text"] == cut
