@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from stopkit import Adapter, StopkitError, get_adapter, normalize
+from stopkit import Adapter, Stop, StopkitError, detect, get_adapter, normalize, normalize_all
+from stopkit.adapters._engine import harsher
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 
@@ -75,12 +76,12 @@ def _replied(
         model = _text(model)
     try:
         if adapter is None:
-            stop = normalize(body)
+            chosen = detect(body)
         else:  # the Adapter protocol itself: `normalize(adapter=)` would look it up again
             chosen = _adapters.get(adapter) or _adapter(adapter)
-            stop = (
-                chosen.normalize(body) if chosen.detects(body) else normalize(body, adapter=chosen)
-            )
+            if not chosen.detects(body):
+                normalize(body, adapter=chosen)  # raises the UnsupportedReply that says why
+        stop = _strictest(chosen, body)
     except StopkitError as exc:  # a body no adapter reads: kept in the message, never fatal
         return Record(line, Outcome.UNREADABLE, fmt, rid, model, message=str(exc), request=request)
     return _new(  # a Record: tuple.__new__ of its own class, every field given
@@ -88,6 +89,24 @@ def _replied(
         (line, _REPLIED, fmt, rid, model, stop.reason, stop.detail, stop.raw_reason,
          stop.provider, None, None, request, stop.usage),
     )  # fmt: skip
+
+
+def _strictest(adapter: Adapter, body: Any) -> Stop:
+    """The body's Stop; for several choices, the strictest (the first of equals).
+
+    A request is resubmitted or reviewed as a whole: a cut or filtered second choice must not
+    hide behind a finished first one, which is all `normalize` reads.
+    """
+    # OpenAI's `n` gives several `choices`; Gemini's `candidateCount` several `candidates`.
+    several = (body.get("choices") or body.get("candidates")) if type(body) is dict else None
+    if type(several) is not list or len(several) < 2:
+        return adapter.normalize(body)
+    stops = normalize_all(body, adapter=adapter)
+    strictest = stops[0]
+    for stop in stops[1:]:
+        if harsher(stop.reason, strictest.reason):
+            strictest = stop
+    return strictest
 
 
 def _errored(line: int, fmt: str, rid: str | None, code: Any, message: Any, model: Any = None,

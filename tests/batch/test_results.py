@@ -9,7 +9,17 @@ import pytest
 
 from stopkit import StopReason
 from stopkit.batch import Outcome, Record, audit_line
-from tests.batch._fixtures import ALL, ANTHROPIC, BEDROCK, GEMINI_CASES, OPENAI, Case
+from tests.batch._fixtures import (
+    ALL,
+    ANTHROPIC,
+    BEDROCK,
+    GEMINI_CASES,
+    OPENAI,
+    Case,
+    chat_body,
+    gemini_response,
+    openai_ok,
+)
 
 CASES = [(fmt, case) for fmt, cases in ALL.items() for case in cases]
 
@@ -154,3 +164,39 @@ def test_vertex_and_bedrock_records_carry_their_request() -> None:
         "recordId": "CALL0000002",
         "modelInput": BEDROCK[1].line["modelInput"],
     }
+
+
+def _chat_choices(*finishes: str) -> dict[str, Any]:
+    body = chat_body(finishes[0])
+    first = body["choices"][0]
+    body["choices"] = [{**first, "index": i, "finish_reason": f} for i, f in enumerate(finishes)]
+    return openai_ok("n-1", body)
+
+
+def _gemini_candidates(*finishes: str) -> dict[str, Any]:
+    response = gemini_response(finishes[0])
+    first = response["candidates"][0]
+    response["candidates"] = [
+        {**first, "index": i, "finishReason": f} for i, f in enumerate(finishes)
+    ]
+    return {"key": "n-1", "response": response}
+
+
+@pytest.mark.parametrize(
+    ("line", "reason", "detail"),
+    [
+        (_chat_choices("stop", "length"), "output_limit", "max_tokens"),
+        (_chat_choices("length", "content_filter", "stop"), "filtered", "safety"),
+        (_chat_choices("stop", "stop"), "completed", None),
+        (_gemini_candidates("STOP", "MAX_TOKENS"), "output_limit", "max_tokens"),
+        (_gemini_candidates("STOP", "SAFETY"), "filtered", "safety"),
+    ],
+    ids=["chat: cut second", "chat: filtered second", "chat: all done",
+         "gemini: cut second", "gemini: filtered second"],
+)  # fmt: skip
+def test_a_reply_of_several_choices_is_read_by_its_strictest(
+    line: dict[str, Any], reason: str, detail: str | None
+) -> None:
+    """A reply of several choices (OpenAI `n`, Gemini `candidateCount`) counts as its strictest."""
+    record = _read(line)
+    assert (record.outcome, record.reason, record.detail) == (Outcome.REPLIED, reason, detail)
