@@ -193,8 +193,7 @@ def test_the_current_step_is_named_while_each_call_runs(journal: Any) -> None:
 
 
 def test_text_cut_inside_an_emoji_is_recorded_and_replayed(journal: Any) -> None:
-    """A lone UTF-16 surrogate (a reply cut inside an emoji) in a reply, a call's arguments and
-    a tool's result is recorded, digested and replayed like any other text."""
+    """Text cut inside an emoji (a lone surrogate) in a reply, arguments and a result replays."""
     cut = "caf" + chr(0xD83D)
     reply = tool_reply(1)
     reply["content"][0]["text"] = cut
