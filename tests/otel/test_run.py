@@ -161,6 +161,43 @@ def test_a_cancelled_run_ends_every_span(otel: Recorded) -> None:
     assert [(t.status, t.attributes["error.type"]) for t in tools] == [("ERROR", "cancelled")] * 2
 
 
+def _interrupted_sync() -> None:
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        stopkit.run_loop(call_model, [USER], adapter=FAKE)
+
+
+def _cancelled_async() -> None:
+    async def main() -> None:
+        started = asyncio.Event()
+
+        async def call_model(messages: list[Any], **overrides: Any) -> Any:
+            started.set()
+            await asyncio.sleep(60)
+
+        task = asyncio.ensure_future(stopkit.arun_loop(call_model, [USER], adapter=FAKE))
+        await started.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("cut", [_interrupted_sync, _cancelled_async], ids=["interrupt", "cancel"])
+def test_a_model_call_cut_short_records_its_duration(cut: Any, otel: Recorded) -> None:
+    """A model call the run was cut short in is timed like any failed call: `error.type`."""
+    cut()
+    [call_span] = only(otel.trees()).children
+    assert (call_span.status, call_span.attributes["error.type"]) == ("ERROR", "cancelled")
+    timed = sorted((a["gen_ai.operation.name"], a.get("error.type"), v[0])
+                   for a, v in otel.points(_names.DURATION))  # fmt: skip
+    assert timed == [("chat", "cancelled", 1), ("invoke_agent", "cancelled", 1)]
+    assert no_span_left_current()
+
+
 @pytest.mark.parametrize(
     ("tools", "settings", "kind"),
     [
