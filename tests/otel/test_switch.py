@@ -160,3 +160,37 @@ def test_instrumenting_again_goes_on_counting(otel: Recorded) -> None:
     tool_run()
     counts = {a["stopkit.stop.reason"]: v for a, v in otel.points("stopkit.stops")}
     assert counts == {"tool_request": 2, "completed": 2}
+
+
+_AGAIN = "stopkit.otel.instrument()\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [(_AGAIN, ""), ("stopkit.otel.uninstrument()\n" + _AGAIN, ""), ("", _AGAIN),
+     ("", "stopkit.otel.instrument(meter_provider=metrics.get_meter_provider())\n")],
+    ids=["twice", "off-and-on", "again-once-set", "given-once-set"],
+)  # fmt: skip
+def test_instrumenting_again_around_setting_the_global_provider(before: str, after: str) -> None:
+    """Instrumented on the global providers, then again before or after the app sets them.
+
+    Replies still count: the counter registered first on a meter is the one the SDK reads.
+    Run in a process of its own: the global meter provider can be set once per process.
+    """
+    code = (
+        "import json, stopkit, stopkit.otel\n"
+        "from opentelemetry import metrics\n"
+        "from opentelemetry.sdk.metrics import MeterProvider\n"
+        "from opentelemetry.sdk.metrics.export import InMemoryMetricReader\n"
+        "stopkit.otel.instrument()\n" + before + "reader = InMemoryMetricReader()\n"
+        "metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))\n" + after +
+        "reply = {'type': 'message', 'role': 'assistant', 'stop_reason': 'end_turn',\n"
+        "         'content': [{'type': 'text', 'text': 'Hi'}]}\n"
+        "stopkit.run_loop(lambda messages, **o: reply, 'Hello')\n"
+        "data = reader.get_metrics_data()\n"
+        "print(json.dumps([[dict(p.attributes), p.value] for r in data.resource_metrics\n"
+        "    for s in r.scope_metrics for m in s.metrics if m.name == 'stopkit.stops'\n"
+        "    for p in m.data.data_points]))\n"
+    )
+    [(attributes, count)] = run_python(code)
+    assert (attributes["stopkit.stop.reason"], count) == ("completed", 1)
