@@ -46,7 +46,8 @@ def safe(fn: _Fn) -> _Fn:
             return fn(*args, **kwargs)
         except Exception:  # a span processor, exporter or meter that raised: not the run's fault
             level = logging.DEBUG if _warned else logging.WARNING
-            _warned.append(True)
+            if not _warned:  # a flag, not a tally: a backend failing on every call adds nothing
+                _warned.append(True)
             logger.log(level, "stopkit.otel: recording telemetry failed", exc_info=True)
             return None
 

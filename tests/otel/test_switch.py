@@ -73,6 +73,21 @@ def test_telemetry_that_raises_never_breaks_a_run(
     assert [r.call.id for r in traced.tool_runs] == ["call_p"]
 
 
+def test_telemetry_failing_on_every_call_warns_once_and_keeps_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A span processor that always raises: one WARNING, then DEBUG; no memory per failure."""
+    from stopkit.otel import _telemetry
+
+    with caplog.at_level(logging.DEBUG, "stopkit.otel"), recording(RaisingProcessor()):
+        for _ in range(3):
+            tool_run()
+    failures = [r.levelname for r in caplog.records if r.name == "stopkit.otel"]
+    assert len(failures) >= 3  # one per run at least
+    assert set(failures[1:]) == {"DEBUG"}
+    assert len(_telemetry._warned) <= 1  # not one entry per failure, for the life of the process
+
+
 @pytest.mark.parametrize(
     ("value", "captured"),
     [("true", True), ("SPAN_ONLY", True), ("span_and_event", True), ("EVENT_ONLY", False),
