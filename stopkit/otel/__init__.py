@@ -38,7 +38,9 @@ are unchanged in v1.41.1, the last release before they moved to their own reposi
   `stopkit.stop.detail`.
 
 A wrapped client's call (sync, async, streamed) is one model-call span; a stream's ends when
-the stream does (one cut short: `error`, `stopkit.stop.detail="stream_incomplete"`); called
+the stream does (one cut short: `error`, `stopkit.stop.detail="stream_incomplete"`); a raw
+response (`with_raw_response`) never `parse()`d ends its span, with no finish reason, once it
+is dropped, as of when the call returned; called
 inside a loop's model call, it adds the request's model and `max_tokens` to that span instead.
 anthropic's `tool_runner` turns are not traced. A durable run's replayed steps make no call,
 and so no model-call or tool span; their tokens still count in the run's totals.

@@ -261,6 +261,14 @@ class ModelCall:
         finally:
             self._close()
 
+    def unread(self, end_ns: int) -> None:
+        """End, as of `end_ns`, a call whose reply will never be read: no finish reason."""
+        try:
+            elapsed = time.perf_counter() - (time.time_ns() - end_ns) / 1e9 - self.start
+            self.t.duration.record(elapsed, self.metric)
+        finally:
+            self._close(end_ns)
+
     def _timed_failure(self, kind: str) -> None:
         """Record the duration of a call that ended without its reply, with its `error.type`."""
         self.t.duration.record(
@@ -273,8 +281,8 @@ class ModelCall:
         if token is not None:
             context.detach(token)  # type: ignore[arg-type]
 
-    def _close(self) -> None:
+    def _close(self, end_ns: int | None = None) -> None:
         try:
-            self.span.end()
+            self.span.end(end_ns)
         finally:
             self.release()
