@@ -106,6 +106,14 @@ def test_the_conventions_content_switch(
     assert ("gen_ai.tool.call.arguments" in keys) is captured
 
 
+@pytest.mark.parametrize("given", ["false", "0", 0, 1, "no"])
+def test_capture_content_takes_only_a_bool(given: Any) -> None:
+    """`capture_content="false"` (a setting read as text) is refused, never read as on."""
+    with pytest.raises(TypeError, match="capture_content must be a bool or None"):
+        stopkit.otel.instrument(capture_content=given)
+    assert not stopkit.otel.is_instrumented()
+
+
 def test_content_is_absent_by_default(otel: Recorded) -> None:
     """Without the switch no message, argument or result appears on any span or event."""
     tool_run()
