@@ -336,6 +336,30 @@ def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recor
     journal.close()
 
 
+def test_a_replayed_run_counts_as_the_live_one(tmp_path: Any, otel: Recorded) -> None:
+    """A durable run replayed whole, adapter detected: its agent span says what the live one did.
+
+    Anthropic counts cache reads apart from `input_tokens`; the conventions' input count adds
+    them in, which needs the adapter the replies were read with.
+    """
+    p = PROVIDERS[0]
+    assert p.name == "anthropic"
+    cached = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}
+    script = [{**p.tools([paris()]), "usage": cached}, {**p.text("18 °C."), "usage": cached}]
+    journal = stopkit.SqliteJournal(tmp_path / "runs.db")
+    settings = {"tools": TOOLS, "journal": journal, "run_id": "r1"}
+    stopkit.run_loop(ScriptedModel(script), [p.user], **settings)
+    stopkit.run_loop(ScriptedModel([]), [p.user], **settings)  # every step replayed
+    journal.close()
+    live, replayed = otel.trees()
+    facts = ("gen_ai.provider.name", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
+    assert [replayed.attributes.get(k) for k in facts] == [live.attributes[k] for k in facts]
+    assert live.attributes["gen_ai.usage.input_tokens"] == 220
+    runs = [(a.get("gen_ai.provider.name"), count) for a, (count, _) in otel.points(_names.DURATION)
+            if a["gen_ai.operation.name"] == "invoke_agent"]  # fmt: skip
+    assert runs == [("anthropic", 2)]  # both runs, under one attribute set
+
+
 def test_a_refused_resume_leaves_no_span_behind(otel: Recorded) -> None:
     """`resume_loop` refusing an async `call_model` starts no run: no agent span, none current."""
     model = ScriptedModel([reply("tool_request", calls=[call("c1", a=1, b=2)])])
