@@ -406,6 +406,26 @@ def test_a_tool_block_index_started_again_is_noted() -> None:
     assert any("content block index 0 started again" in n for n in stop.notes), stop.notes
 
 
+@pytest.mark.parametrize("pieces", [['{"path": "/tmp"}'], []], ids=["input whole", "no input"])
+def test_a_tool_block_never_closed_is_not_run_even_when_the_message_ends(
+    pieces: list[str],
+) -> None:
+    """A toolUse block with no contentBlockStop lost events: its call is cut, as in Anthropic's."""
+    start = {"toolUse": {"toolUseId": "tu_1", "name": "delete_files"}}
+    events = [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"contentBlockIndex": 0, "start": start}},
+        *(
+            {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"toolUse": {"input": p}}}}
+            for p in pieces
+        ),
+        {"messageStop": {"stopReason": "tool_use"}},
+    ]
+    stop = stopkit.normalize_stream(events)
+    assert [call.complete for call in stop.tool_calls] == [False]
+    assert stop.runnable_tool_calls == ()
+
+
 def test_nothing_after_message_stop_changes_the_reply() -> None:
     """Blocks sent after messageStop are neither text nor calls; a note counts the events."""
     after = [

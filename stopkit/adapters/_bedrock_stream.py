@@ -39,6 +39,8 @@ _MESSAGE_EVENTS = frozenset(
 )
 
 _CUT = {"complete": False, "error": "the stream ended before the call's input did"}
+# The message ended, but the call's block never did: events were lost, its input may be short.
+_UNCLOSED = {"complete": False, "error": "the call's block was never closed (no contentBlockStop)"}
 
 
 class _Block:
@@ -293,20 +295,22 @@ class BedrockStream(Accumulator):
         if self._held_error:
             reading.raw_reason = self._held
             reading.verdict = STREAM_ERRORS[self._held]
-        if not self._end or self._held_error:
-            # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
-            unfinished = {
-                "" if (use_id := block.tool.get("toolUseId")) is None else str(use_id)
-                for block in self._blocks.values()
-                if block.tool is not None and not block.stopped
-            }
-            if unfinished:
-                # Said instead of any parse error: the input was cut, which is why it may not
-                # parse.
-                reading.calls = [
-                    call.model_copy(update=_CUT) if call.id in unfinished else call
-                    for call in reading.calls
-                ]
+        # A toolUse block with no contentBlockStop: its input may be cut, ended stream or not
+        # (as the Anthropic stream reads its tool_use blocks).
+        # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
+        unfinished = {
+            "" if (use_id := block.tool.get("toolUseId")) is None else str(use_id)
+            for block in self._blocks.values()
+            if block.tool is not None and not block.stopped
+        }
+        if unfinished:
+            # Said instead of any parse error: the input was cut, which is why it may not
+            # parse.
+            why = _CUT if not self._end or self._held_error else _UNCLOSED
+            reading.calls = [
+                call.model_copy(update=why) if call.id in unfinished else call
+                for call in reading.calls
+            ]
         if self._ignored:
             reading.notes.append(
                 f"{self._ignored} event(s) that are not ConverseStream events: ignored"
