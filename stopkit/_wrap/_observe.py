@@ -37,6 +37,12 @@ class CallObserver(Protocol):
     def failed(self, error: BaseException) -> None:
         """The SDK method raised `error`."""
 
+    def unread(self, end_ns: int) -> None:
+        """The call's reply will never be read: a raw response dropped without `parse()`.
+
+        `end_ns`: when the call returned (`time.time_ns()`), the end of the call.
+        """
+
 
 factory: Callable[[str, Mapping[str, Any], Any, int | None], CallObserver | None] | None = None
 """Makes a call's observer from its adapter, keywords, the wrapped client and (when the call

@@ -3,12 +3,15 @@
 The SDK returns its response object instead of the reply; the reply is what `parse()` gives,
 so `parse()` is watched: the reply it returns is reported (once, however often it is called),
 a stream it returns is a watched stream. `parse(to=...)` (another type than the reply) and the
-raw bytes (`read`, `text`, `json`, `iter_lines`, ...) are the SDK's own, unwatched.
+raw bytes (`read`, `text`, `json`, `iter_lines`, ...) are the SDK's own, unwatched; a response
+dropped without `parse()` tells the call's telemetry observer so (`unread`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import time
 from typing import Any
 
 from stopkit._wrap._observe import CURRENT, CallObserver
@@ -68,6 +71,15 @@ class ResponseProxy(Passthrough):
         self._streaming = streaming
         self._parsed: list[Any] = []  # the watched result, once parsed
         self._call = call or CURRENT.get()  # the telemetry observer of the call made
+        self._returned_ns = time.time_ns() if self._call is not None else 0
+
+    def __del__(self) -> None:
+        # Never parsed (read as bytes, `parse(to=...)`, only its headers looked at): the call's
+        # telemetry still ends, as of when it returned, or its span would stay open for good.
+        call = self._call
+        if call is not None and not self._parsed:
+            with contextlib.suppress(Exception):  # nothing may raise out of a finalizer
+                call.unread(self._returned_ns)
 
     def _watched(self, result: Any) -> Any:
         if not self._parsed:

@@ -38,7 +38,9 @@ are unchanged in v1.41.1, the last release before they moved to their own reposi
   `stopkit.stop.detail`.
 
 A wrapped client's call (sync, async, streamed) is one model-call span; a stream's ends when
-the stream does (one cut short: `error`, `stopkit.stop.detail="stream_incomplete"`); called
+the stream does (one cut short: `error`, `stopkit.stop.detail="stream_incomplete"`); a raw
+response (`with_raw_response`) never `parse()`d ends its span, with no finish reason, once it
+is dropped, as of when the call returned; called
 inside a loop's model call, it adds the request's model and `max_tokens` to that span instead.
 anthropic's `tool_runner` turns are not traced. A durable run's replayed steps make no call,
 and so no model-call or tool span; their tokens still count in the run's totals.
@@ -103,19 +105,22 @@ def instrument(
             reads `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`.
 
     Calling it again replaces the providers. Raises `ImportError` naming the extra to install
-    when `opentelemetry-api` is missing.
+    when `opentelemetry-api` is missing, and `TypeError` for a `capture_content` that is not a
+    bool (a setting read as the text `"false"` must not turn capture on).
 
     Example:
         >>> from opentelemetry.sdk.trace import TracerProvider  # doctest: +SKIP
         >>> stopkit.otel.instrument(TracerProvider())  # doctest: +SKIP
     """
+    if capture_content is not None and type(capture_content) is not bool:
+        raise TypeError(f"capture_content must be a bool or None, not {capture_content!r}")
     try:
         from stopkit.otel._hooks import start
     except ImportError as exc:  # the otel extra is not installed
         raise ImportError(
             "stopkit.otel needs the OpenTelemetry API: pip install 'stopkit[otel]'"
         ) from exc
-    capture = _capture_from_env() if capture_content is None else bool(capture_content)
+    capture = _capture_from_env() if capture_content is None else capture_content
     start(tracer_provider, meter_provider, capture)
 
 

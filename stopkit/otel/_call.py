@@ -244,20 +244,36 @@ class ModelCall:
     def failed(self, error: BaseException) -> None:
         """End the call with the exception it raised (`error.type`, status error)."""
         try:
-            kind = self._error(error)
-            self.t.duration.record(
-                time.perf_counter() - self.start, {**self.metric, n.ERROR_TYPE: kind}
-            )
+            self._timed_failure(self._error(error))
         finally:
             self._close()
 
     def abandoned(self, why: str) -> None:
-        """End a call whose reply never came (the run was cut short or failed): `error.type`."""
+        """End a call whose reply never came (the run was cut short or failed): `error.type`.
+
+        Timed like a call that raised: a call cut short (often the slow one someone gave up
+        on) still counts in the duration histogram.
+        """
         try:
             self.span.set_attribute(n.ERROR_TYPE, why)
             self.span.set_status(Status(StatusCode.ERROR))
+            self._timed_failure(why)
         finally:
             self._close()
+
+    def unread(self, end_ns: int) -> None:
+        """End, as of `end_ns`, a call whose reply will never be read: no finish reason."""
+        try:
+            elapsed = time.perf_counter() - (time.time_ns() - end_ns) / 1e9 - self.start
+            self.t.duration.record(elapsed, self.metric)
+        finally:
+            self._close(end_ns)
+
+    def _timed_failure(self, kind: str) -> None:
+        """Record the duration of a call that ended without its reply, with its `error.type`."""
+        self.t.duration.record(
+            time.perf_counter() - self.start, {**self.metric, n.ERROR_TYPE: kind}
+        )
 
     def release(self) -> None:
         """Stop being the current span (where it was made current); it may still be open."""
@@ -265,8 +281,8 @@ class ModelCall:
         if token is not None:
             context.detach(token)  # type: ignore[arg-type]
 
-    def _close(self) -> None:
+    def _close(self, end_ns: int | None = None) -> None:
         try:
-            self.span.end()
+            self.span.end(end_ns)
         finally:
             self.release()

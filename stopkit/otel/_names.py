@@ -93,6 +93,9 @@ DURATION_BUCKETS = (
 )  # fmt: skip
 STOPS = "stopkit.stops"
 
+INT64_MAX = 2**63 - 1
+"""The largest int an attribute holds (the specification's signed 64-bit integer)."""
+
 # The well-known `gen_ai.provider.name` of each built-in adapter (gen-ai-spans.md, the values
 # listed under `gen_ai.provider.name`). The attribute names the telemetry flavour of the wire
 # format, so the OpenAI-compatible dialects read by `openai.chat` (Azure, Groq, DeepSeek,
@@ -180,7 +183,7 @@ def usage_attributes(adapter: str, usage: Usage) -> dict[str, int]:
 
     `gen_ai.usage.input_tokens` includes cached tokens and `gen_ai.usage.output_tokens`
     includes reasoning: the parts a wire format counts apart are added in. A count the
-    provider did not send is left out.
+    provider did not send is left out, and so is one too big for an attribute (`INT64_MAX`).
 
     Example:
         >>> usage_attributes("anthropic", Usage(input_tokens=10, output_tokens=5,
@@ -191,16 +194,19 @@ def usage_attributes(adapter: str, usage: Usage) -> dict[str, int]:
     read, write = usage.cache_read_tokens, usage.cache_write_tokens
     reasoning = usage.reasoning_tokens
     tokens_in, tokens_out = prompt_tokens(adapter, usage), usage.output_tokens
-    if tokens_in is not None:
+    # An attribute's int is a signed 64-bit one (OTLP cannot send a bigger one): a count beyond
+    # it is garbage in the reply, left out. The checks are written out: this runs per reply.
+    if tokens_in is not None and tokens_in <= INT64_MAX:
         out[INPUT_TOKENS] = tokens_in
     if tokens_out is not None:
         if adapter in REASONING_APART:
             tokens_out += reasoning or 0
-        out[OUTPUT_TOKENS] = tokens_out
-    if reasoning is not None:
+        if tokens_out <= INT64_MAX:
+            out[OUTPUT_TOKENS] = tokens_out
+    if reasoning is not None and reasoning <= INT64_MAX:
         out[REASONING_TOKENS] = reasoning
-    if read is not None:
+    if read is not None and read <= INT64_MAX:
         out[CACHE_READ_TOKENS] = read
-    if write is not None:
+    if write is not None and write <= INT64_MAX:
         out[CACHE_WRITE_TOKENS] = write
     return out

@@ -107,11 +107,20 @@ class RunTrace:
     def model_replied(self, stop: Stop, streamed: bool) -> None:
         call, self.call = self.call, None
         self.error = None
-        if self.adapter is None and stop.provider != "none":
-            self.adapter = stop.provider
-            self.span.set_attribute(n.PROVIDER, n.provider_name(stop.provider))
+        self._adopt(stop)
         if call is not None:
             call.replied((stop,), streamed)
+
+    def _adopt(self, stop: Stop | None) -> None:
+        """Take the adapter `stop` was read with, when the run's settings did not name it.
+
+        A live reply tells it (`model_replied`); a durable run's replayed steps make no call,
+        so their replies tell it where they reach the observer (a discard, the outcome): the
+        run's token counts need it (Anthropic's cache reads are added to its input count).
+        """
+        if self.adapter is None and stop is not None and stop.provider != "none":
+            self.adapter = stop.provider
+            self.span.set_attribute(n.PROVIDER, n.provider_name(stop.provider))
 
     # --- tool calls -------------------------------------------------------------------------
 
@@ -170,6 +179,7 @@ class RunTrace:
 
     @safe
     def discarded(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None) -> None:
+        self._adopt(stop)
         attributes: dict[str, Any] = {**stop_attributes(stop), **self._wasted(stop.usage)}
         if retry is None:
             self.span.add_event("stopkit.discard", attributes)
@@ -238,6 +248,7 @@ class RunTrace:
             error = self.error
             failure = error_type(error) if error is not None else termination.value
         try:
+            self._adopt(outcome.stop)
             self._close_open(termination.value)
             span = self.span
             attributes: dict[str, Any] = {

@@ -8,8 +8,10 @@ in process, under a lock, and the SDK reads the running totals when it collects.
 counter's `add` runs the SDK's whole measurement path (attribute checks, hashing, exemplars)
 on every reply, about as much as the two token histograms together; the exported data, a
 monotonic cumulative sum per attribute set, is the same. A meter keeps the first callback of
-an instrument name, so the counts are kept per meter: instrumenting again with the same
-provider goes on counting where it was.
+an instrument name, so the counts are kept per meter provider: instrumenting again with the
+same provider goes on counting where it was. The global provider's are the ones counted
+before the app set it: the API's stand-in took their callback to the provider set since (and
+it gives a new stand-in meter each time, so they cannot be kept per meter).
 """
 
 from __future__ import annotations
@@ -44,7 +46,8 @@ def safe(fn: _Fn) -> _Fn:
             return fn(*args, **kwargs)
         except Exception:  # a span processor, exporter or meter that raised: not the run's fault
             level = logging.DEBUG if _warned else logging.WARNING
-            _warned.append(True)
+            if not _warned:  # a flag, not a tally: a backend failing on every call adds nothing
+                _warned.append(True)
             logger.log(level, "stopkit.otel: recording telemetry failed", exc_info=True)
             return None
 
@@ -71,19 +74,30 @@ class StopCounts:
 
 
 _COUNTS: weakref.WeakKeyDictionary[Any, StopCounts] = weakref.WeakKeyDictionary()
+_GLOBAL: list[StopCounts] = []  # the counts registered with the global provider, if any
 
 
-def _stop_counts(meter: metrics.Meter) -> StopCounts:
-    """Return the meter's reply counts, registering `stopkit.stops` on it the first time."""
-    counts = _COUNTS.get(meter)
+def _stop_counts(provider: metrics.MeterProvider | None, meter: metrics.Meter) -> StopCounts:
+    """Return the provider's reply counts, registering `stopkit.stops` on `meter` the first time.
+
+    `provider` None is the global provider (the API's stand-in until the app sets one).
+    """
+    is_global = provider is None or provider is metrics.get_meter_provider()
+    key = metrics.get_meter_provider() if provider is None else provider
+    counts = _COUNTS.get(key)
+    if counts is None and is_global and _GLOBAL:
+        counts = _GLOBAL[0]  # registered through the stand-in, before this provider was set
     if counts is None:
-        counts = _COUNTS[meter] = StopCounts()
+        counts = StopCounts()
         meter.create_observable_counter(
             n.STOPS,
             callbacks=[counts.observe],
             unit="{reply}",
             description="Replies read, by provider and why the model stopped.",
         )
+    _COUNTS[key] = counts
+    if is_global:
+        _GLOBAL[:] = [counts]
     return counts
 
 
@@ -112,5 +126,5 @@ class Telemetry:
             description="GenAI operation duration.",
             explicit_bucket_boundaries_advisory=list(n.DURATION_BUCKETS),
         )
-        self.count_stop = _stop_counts(meter).add
+        self.count_stop = _stop_counts(meter_provider, meter).add
         self.capture_content = capture_content

@@ -96,3 +96,9 @@ class WrappedCall:
         call, self.call = self.call, None
         if call is not None:
             call.failed(error)
+
+    @safe
+    def unread(self, end_ns: int) -> None:
+        call, self.call = self.call, None
+        if call is not None:
+            call.unread(end_ns)

@@ -161,6 +161,43 @@ def test_a_cancelled_run_ends_every_span(otel: Recorded) -> None:
     assert [(t.status, t.attributes["error.type"]) for t in tools] == [("ERROR", "cancelled")] * 2
 
 
+def _interrupted_sync() -> None:
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        stopkit.run_loop(call_model, [USER], adapter=FAKE)
+
+
+def _cancelled_async() -> None:
+    async def main() -> None:
+        started = asyncio.Event()
+
+        async def call_model(messages: list[Any], **overrides: Any) -> Any:
+            started.set()
+            await asyncio.sleep(60)
+
+        task = asyncio.ensure_future(stopkit.arun_loop(call_model, [USER], adapter=FAKE))
+        await started.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("cut", [_interrupted_sync, _cancelled_async], ids=["interrupt", "cancel"])
+def test_a_model_call_cut_short_records_its_duration(cut: Any, otel: Recorded) -> None:
+    """A model call the run was cut short in is timed like any failed call: `error.type`."""
+    cut()
+    [call_span] = only(otel.trees()).children
+    assert (call_span.status, call_span.attributes["error.type"]) == ("ERROR", "cancelled")
+    timed = sorted((a["gen_ai.operation.name"], a.get("error.type"), v[0])
+                   for a, v in otel.points(_names.DURATION))  # fmt: skip
+    assert timed == [("chat", "cancelled", 1), ("invoke_agent", "cancelled", 1)]
+    assert no_span_left_current()
+
+
 @pytest.mark.parametrize(
     ("tools", "settings", "kind"),
     [
@@ -297,6 +334,30 @@ def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recor
     assert replayed.attributes["stopkit.termination"] == "completed"
     assert replayed.attributes["gen_ai.usage.output_tokens"] == 4
     journal.close()
+
+
+def test_a_replayed_run_counts_as_the_live_one(tmp_path: Any, otel: Recorded) -> None:
+    """A durable run replayed whole, adapter detected: its agent span says what the live one did.
+
+    Anthropic counts cache reads apart from `input_tokens`; the conventions' input count adds
+    them in, which needs the adapter the replies were read with.
+    """
+    p = PROVIDERS[0]
+    assert p.name == "anthropic"
+    cached = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}
+    script = [{**p.tools([paris()]), "usage": cached}, {**p.text("18 °C."), "usage": cached}]
+    journal = stopkit.SqliteJournal(tmp_path / "runs.db")
+    settings = {"tools": TOOLS, "journal": journal, "run_id": "r1"}
+    stopkit.run_loop(ScriptedModel(script), [p.user], **settings)
+    stopkit.run_loop(ScriptedModel([]), [p.user], **settings)  # every step replayed
+    journal.close()
+    live, replayed = otel.trees()
+    facts = ("gen_ai.provider.name", "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens")
+    assert [replayed.attributes.get(k) for k in facts] == [live.attributes[k] for k in facts]
+    assert live.attributes["gen_ai.usage.input_tokens"] == 220
+    runs = [(a.get("gen_ai.provider.name"), count) for a, (count, _) in otel.points(_names.DURATION)
+            if a["gen_ai.operation.name"] == "invoke_agent"]  # fmt: skip
+    assert runs == [("anthropic", 2)]  # both runs, under one attribute set
 
 
 def test_a_refused_resume_leaves_no_span_behind(otel: Recorded) -> None:

@@ -73,6 +73,21 @@ def test_telemetry_that_raises_never_breaks_a_run(
     assert [r.call.id for r in traced.tool_runs] == ["call_p"]
 
 
+def test_telemetry_failing_on_every_call_warns_once_and_keeps_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A span processor that always raises: one WARNING, then DEBUG; no memory per failure."""
+    from stopkit.otel import _telemetry
+
+    with caplog.at_level(logging.DEBUG, "stopkit.otel"), recording(RaisingProcessor()):
+        for _ in range(3):
+            tool_run()
+    failures = [r.levelname for r in caplog.records if r.name == "stopkit.otel"]
+    assert len(failures) >= 3  # one per run at least
+    assert set(failures[1:]) == {"DEBUG"}
+    assert len(_telemetry._warned) <= 1  # not one entry per failure, for the life of the process
+
+
 @pytest.mark.parametrize(
     ("value", "captured"),
     [("true", True), ("SPAN_ONLY", True), ("span_and_event", True), ("EVENT_ONLY", False),
@@ -89,6 +104,14 @@ def test_the_conventions_content_switch(
     keys = {key for span in recorded.spans for key in (span.attributes or {})}
     assert ("gen_ai.input.messages" in keys) is captured
     assert ("gen_ai.tool.call.arguments" in keys) is captured
+
+
+@pytest.mark.parametrize("given", ["false", "0", 0, 1, "no"])
+def test_capture_content_takes_only_a_bool(given: Any) -> None:
+    """`capture_content="false"` (a setting read as text) is refused, never read as on."""
+    with pytest.raises(TypeError, match="capture_content must be a bool or None"):
+        stopkit.otel.instrument(capture_content=given)
+    assert not stopkit.otel.is_instrumented()
 
 
 def test_content_is_absent_by_default(otel: Recorded) -> None:
@@ -160,3 +183,37 @@ def test_instrumenting_again_goes_on_counting(otel: Recorded) -> None:
     tool_run()
     counts = {a["stopkit.stop.reason"]: v for a, v in otel.points("stopkit.stops")}
     assert counts == {"tool_request": 2, "completed": 2}
+
+
+_AGAIN = "stopkit.otel.instrument()\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [(_AGAIN, ""), ("stopkit.otel.uninstrument()\n" + _AGAIN, ""), ("", _AGAIN),
+     ("", "stopkit.otel.instrument(meter_provider=metrics.get_meter_provider())\n")],
+    ids=["twice", "off-and-on", "again-once-set", "given-once-set"],
+)  # fmt: skip
+def test_instrumenting_again_around_setting_the_global_provider(before: str, after: str) -> None:
+    """Instrumented on the global providers, then again before or after the app sets them.
+
+    Replies still count: the counter registered first on a meter is the one the SDK reads.
+    Run in a process of its own: the global meter provider can be set once per process.
+    """
+    code = (
+        "import json, stopkit, stopkit.otel\n"
+        "from opentelemetry import metrics\n"
+        "from opentelemetry.sdk.metrics import MeterProvider\n"
+        "from opentelemetry.sdk.metrics.export import InMemoryMetricReader\n"
+        "stopkit.otel.instrument()\n" + before + "reader = InMemoryMetricReader()\n"
+        "metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))\n" + after +
+        "reply = {'type': 'message', 'role': 'assistant', 'stop_reason': 'end_turn',\n"
+        "         'content': [{'type': 'text', 'text': 'Hi'}]}\n"
+        "stopkit.run_loop(lambda messages, **o: reply, 'Hello')\n"
+        "data = reader.get_metrics_data()\n"
+        "print(json.dumps([[dict(p.attributes), p.value] for r in data.resource_metrics\n"
+        "    for s in r.scope_metrics for m in s.metrics if m.name == 'stopkit.stops'\n"
+        "    for p in m.data.data_points]))\n"
+    )
+    [(attributes, count)] = run_python(code)
+    assert (attributes["stopkit.stop.reason"], count) == ("completed", 1)

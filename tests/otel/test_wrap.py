@@ -6,6 +6,7 @@ import asyncio
 import copy
 import gc
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,32 @@ def test_an_abandoned_stream_still_ends_its_span(
     assert attributes["gen_ai.response.finish_reasons"] == ("error",)
     assert attributes["stopkit.stop.detail"] == "stream_incomplete"
     assert seen == []  # on_stop is the caller's: never called from the garbage collector
+
+
+@pytest.mark.parametrize(
+    "read",
+    [lambda raw: None, lambda raw: raw.http_response.json(), lambda raw: raw.parse(to=dict)],
+    ids=["dropped", "read-as-json", "parsed-to-another-type"],
+)
+def test_a_raw_response_never_parsed_still_ends_its_span(read: Any, otel: Recorded) -> None:
+    """`with_raw_response` not `parse()`d: its call still ends, as of when it returned, untold."""
+    client, seen = wrapped("openai_chat", [sdk.RECORDINGS / "openai_chat" / "stop.json"])
+    raw = client.chat.completions.with_raw_response.create(model="gpt-4o", messages=sdk.MESSAGES)
+    returned = time.time_ns()
+    read(raw)
+    del raw
+    gc.collect()  # the proxy dropped: the reply will never be read through stopkit
+    [span] = otel.spans
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.request.model"] == "gpt-4o"
+    assert "gen_ai.response.finish_reasons" not in attributes  # no reply was read
+    assert span.status.status_code.name == "UNSET"
+    assert span.end_time is not None
+    assert span.end_time <= returned  # it ended when the call returned, not when dropped
+    [(timed, (count, _))] = otel.points("gen_ai.client.operation.duration")
+    assert (count, "error.type" in timed) == (1, False)
+    assert otel.points("stopkit.stops") == []
+    assert seen == []
 
 
 def test_a_stream_broken_by_an_error_is_an_error_span(otel: Recorded) -> None:
