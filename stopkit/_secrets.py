@@ -141,6 +141,24 @@ _SCHEME = re.compile(r"(?i)\b(bearer|basic)(\s+)([A-Za-z0-9\-._~+/]*[A-Za-z0-9\-
 _TOKEN_MARKS = re.compile(r"[0-9\-_~+/=.]|.[A-Z]")
 
 
+# Credentials known by their own shape, wherever they stand: OpenAI and Anthropic keys (`sk-`,
+# `sk-proj-`, `sk-ant-api03-`, with a digit: `sk-learn-...` is prose), Google API keys (`AIza`
+# and 35 more), GitHub tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), AWS
+# access key ids (`AKIA`/`ASIA` and 16 more), Slack tokens (`xoxb-`, ...): the formats each
+# vendor documents, as GitHub's secret scanning partner patterns list them.
+_SHAPED = re.compile(
+    r"\b(?:sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}"
+    r"|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,})(?![A-Za-z0-9_-])"
+)
+# A credential's name, then `=` or `:`, then its value, in free text (a config line, a header
+# written out, JSON quoted in a message): `api_key=...`, `x-api-key: ...`, `"password": "..."`.
+_NAMED = re.compile(
+    r"(?i)\b((?:x-)?api[-_]?key|access[-_]?token|secret[-_]?key|client[-_]?secret|passw(?:or)?d)"
+    r"(\"?\s*[:=]\s*\"?)([^\s\"',;&]{4,})"
+)
+
+
 def _is_credential(token: str) -> bool:
     """Tell a Bearer/Basic credential from prose ("Basic arithmetic", "Basic Addition").
 
@@ -150,7 +168,7 @@ def _is_credential(token: str) -> bool:
 
 
 def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTED) -> str:
-    """Return `text` with URL credentials, secret URL parameters and bearer tokens replaced.
+    """Return `text` with URL credentials, secret parameters, bearer tokens and keys replaced.
 
     Each value replaced is added to `found` when given (recording scrubs it from the whole file).
 
@@ -186,6 +204,23 @@ def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTE
             return f"{match[1]}{match[2]}{mark}"
 
         text = _SCHEME.sub(scheme, text)
+
+    def whole(match: re.Match[str]) -> str:
+        if found is not None:
+            found.add(match[0])
+        return mark
+
+    text = _SHAPED.sub(whole, text)
+    if "=" in text or ":" in text:
+
+        def named(match: re.Match[str]) -> str:
+            if match[3] == mark:  # already replaced (a URL parameter, above)
+                return match[0]
+            if found is not None:
+                found.add(match[3])
+            return f"{match[1]}{match[2]}{mark}"
+
+        text = _NAMED.sub(named, text)
     return text
 
 

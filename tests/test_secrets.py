@@ -55,11 +55,23 @@ def test_plain_keys_are_not_secrets(key: str) -> None:
         ("401: Bearer sk-live-1 was refused", "401: Bearer REDACTED was refused"),
         ("spent 30 tokens; key points: none", "spent 30 tokens; key points: none"),
         ("https://h.example/v1/models?page=2", "https://h.example/v1/models?page=2"),
+        ("my key is sk-proj-AbC123dEf456GhI789jKl0, ok", "my key is REDACTED, ok"),
+        ("use sk-ant-api03-Xy9_zz-1234567890abcdefgh now", "use REDACTED now"),
+        ("see sk-learn-documentation-pages, task-1", "see sk-learn-documentation-pages, task-1"),
+        ("AIza" + "SyA1234567890abcdefghijklmnopqrstuv" + " leaked", "REDACTED leaked"),
+        ("token ghp_" + "a1" * 18, "token REDACTED"),
+        ("id AKIAIOSFODNN7EXAMPLE here", "id REDACTED here"),
+        ("set api_key=abc123xyz in the config", "set api_key=REDACTED in the config"),
+        ("x-api-key: 0123456789abcdef", "x-api-key: REDACTED"),
+        ('{"password": "hunter22", "user": "bob"}', '{"password": "REDACTED", "user": "bob"}'),
+        ("the api key is required; max_tokens: 300", "the api key is required; max_tokens: 300"),
     ],
-    ids=["userinfo", "query-key", "azure-sas", "fragment", "bearer", "prose", "plain-url"],
+    ids=["userinfo", "query-key", "azure-sas", "fragment", "bearer", "prose", "plain-url",
+         "openai-key", "anthropic-key", "no-digit-no-key", "google-key", "github-token",
+         "aws-key-id", "name=value", "name: value", "json-in-text", "prose-with-names"],
 )  # fmt: skip
 def test_redact_text_scrubs_credentials_wherever_they_stand(text: str, expected: str) -> None:
-    """URL user info, secret URL parameters and bearer tokens are replaced inside any text."""
+    """URL user info, secret parameters, bearer tokens and shaped keys are replaced in any text."""
     found: set[str] = set()
     assert redact_text(text, found) == expected
     assert all(secret not in expected for secret in found)
