@@ -36,7 +36,7 @@ from stopkit.adapters._calls import cut
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value
 
-__all__ = ["Rules", "Step", "decide", "harsher", "look_up", "outranks", "stricter"]
+__all__ = ["Rules", "Step", "decide", "harsher", "look_up", "reason_of", "stricter"]
 
 # The members as module constants: reading `StopReason.X` goes through the enum class's
 # attribute lookup (~50 ns each), and every reply passes a dozen of these checks.
@@ -117,22 +117,12 @@ def stricter(table: Mapping[str, Verdict], held: Any, new: Any) -> bool:
     return _rank(table, new) >= _rank(table, held)
 
 
-def outranks(table: Mapping[str, Verdict], decided: StopReason, new: Any) -> bool:
-    """Say whether a stream's later stop value `new` is stricter than the reason `decided`.
-
-    For a stream whose later terminal event carries a whole reply (Responses): it replaces the
-    reply only when stricter than what that reply decided (its refusal and calls included).
-
-    Example:
-        >>> table = {"completed": (StopReason.COMPLETED, None)}
-        >>> outranks(table, StopReason.FILTERED, "completed")
-        False
-    """
-    return _rank(table, new) > _STRICTNESS[decided]
-
-
 def harsher(new: StopReason, held: StopReason) -> bool:
-    """Say whether the reason `new` is stricter than `held` (a later snapshot of a whole reply).
+    """Say whether the reason `new` is stricter than `held` (a whole reply after the end).
+
+    For a stream whose later events carry a whole reply (a Responses terminal event, a
+    pydantic-ai snapshot): it replaces the one held only when stricter than what that one
+    decided, its refusal and calls included.
 
     Example:
         >>> harsher(StopReason.FILTERED, StopReason.TOOL_REQUEST)
@@ -141,9 +131,19 @@ def harsher(new: StopReason, held: StopReason) -> bool:
     return _STRICTNESS[new] > _STRICTNESS[held]
 
 
-def _rank(table: Mapping[str, Verdict], raw: Any) -> int:
+def reason_of(table: Mapping[str, Verdict], raw: Any) -> StopReason:
+    """The reason a stop value maps to in `table`; unknown when off-table (no note taken).
+
+    Example:
+        >>> reason_of({"stop": (StopReason.COMPLETED, None)}, "halt")
+        <StopReason.UNKNOWN: 'unknown'>
+    """
     entry = table.get(raw) if type(raw) is str else None
-    return _STRICTNESS[entry[0] if entry is not None else _UNKNOWN]
+    return entry[0] if entry is not None else _UNKNOWN
+
+
+def _rank(table: Mapping[str, Verdict], raw: Any) -> int:
+    return _STRICTNESS[reason_of(table, raw)]
 
 
 def _calls(n: int) -> str:

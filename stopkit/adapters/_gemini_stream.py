@@ -285,19 +285,21 @@ class GeminiStream(Accumulator):
         """Take a candidate's finishReason (unless a stricter one is held), token and extras."""
         finish = raw_value(either(said, "finishReason", "finish_reason"))
         token = either(said, "continuationToken", "continuation_token")
-        numbers = (
-            VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
-        )
-        named = canonical(finish, numbers) if finish is not None else None
-        if type(named) is str and named in _UNSET:
-            finish = None  # the enum's unset value, as protobuf emits it in every chunk
+        named: Any = None  # the table's name for it, worked out once per chunk
+        if finish is not None:
+            numbers = (
+                VERTEX_FINISH_NUMBERS if "createTime" in self._reply else GEMINI_API_FINISH_NUMBERS
+            )
+            named = canonical(finish, numbers)
+            if type(named) is str and named in _UNSET:
+                finish = None  # the enum's unset value, as protobuf emits it in every chunk
         if finish is not None:
             held = canonical(state.finish, numbers) if state.finish is not None else None
-            if stricter(FINISH_REASONS, held, canonical(finish, numbers)):
+            if stricter(FINISH_REASONS, held, named):
                 state.finish = finish
                 if token is not None:
                     state.token = token
-                elif canonical(finish, numbers) != "CONTINUATION":
+                elif named != "CONTINUATION":
                     state.token = None  # as google-genai does: a final stop ends resumability
         elif token is not None and state.finish is None:
             state.token = token  # a checkpoint: the request can be resumed from here

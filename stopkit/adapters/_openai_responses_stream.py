@@ -27,7 +27,7 @@ from operator import attrgetter
 from typing import Any
 
 from stopkit._stop import Stop, StopReason
-from stopkit.adapters._engine import decide, outranks
+from stopkit.adapters._engine import decide, harsher, reason_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
@@ -254,7 +254,7 @@ class ResponsesStream:
             if held is None:  # decided once per held reply: a flood of repeats stays linear
                 held = self._held = self.result().reason
             self._cached = None
-            if not outranks(SIGNALS, held, value):
+            if not harsher(reason_of(SIGNALS, value), held):
                 self._late += 1
                 return
             self._held = None
