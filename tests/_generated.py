@@ -2,7 +2,8 @@
 
 - `reason-matrix`: the reason x adapter matrix of every built-in adapter;
 - `reason-table NAME`: one adapter's rows (every raw value it maps) and its streaming notes;
-- `tested-with DIST...`: the installed version of each distribution the page's tests ran on;
+- `tested-with DIST...`: the version of each distribution the page's tests run on, as
+  requirements/dev.txt pins it;
 - `cli-help [COMMAND]`: the `--help` of the command line, or of one of its sub-commands;
 - `cli-run ARG...`: `stopkit ARG...` run from the repository root: what it writes to standard
   output, then to standard error.
@@ -16,7 +17,6 @@ import os
 import re
 import tomllib
 from collections.abc import Callable
-from importlib import metadata
 from unittest import mock
 
 from tests._markdown import ROOT, Block
@@ -52,12 +52,29 @@ def _extra_requiring(dist: str) -> tuple[str, str] | None:
     return None
 
 
+def locked_versions() -> dict[str, str]:
+    """The pins of requirements/dev.txt (the lock CI installs through), by normalized name."""
+    pins = {}
+    for line in (ROOT / "requirements" / "dev.txt").read_text().splitlines():
+        match = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)", line)
+        if match:
+            pins[normalized(match.group(1))] = match.group(2)
+    return pins
+
+
+def normalized(dist: str) -> str:
+    """A distribution's name as packaging compares names (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", dist).lower()
+
+
 def _tested_with(args: tuple[str, ...]) -> str:
+    pins = locked_versions()
     lines = []
     for dist in args:
         line = (
-            f"Tested with **{dist} {metadata.version(dist)}**, the version the test suite runs "
-            "on (installed by the `dev` extra; a test keeps this line equal to it)."
+            f"Tested with **{dist} {pins[normalized(dist)]}**, the version the test suite runs "
+            "on (pinned in `requirements/dev.txt`, which CI installs through; "
+            "`.ci/refresh-lock` moves it to the newest release)."
         )
         wanted = _extra_requiring(dist)
         if wanted is not None:

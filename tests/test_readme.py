@@ -29,13 +29,15 @@ def test_readme_opens_with_the_two_commands() -> None:
     first, second = re.findall(r"```bash\n(.*?)\n```", README.read_text(), re.S)[:2]
     assert "examples/quickstart.py" in first
     assert "stopkit demo" in first
-    assert second.endswith("pip install -e '.[dev]' && python -m pytest -q")
+    assert second.endswith("pip install -c requirements/dev.txt -e '.[dev]' && python -m pytest -q")
 
 
 def test_ci_runs_the_readme_test_command() -> None:
     """.ci/run runs the very test command the README gives."""
     text = README.read_text()
-    command = re.search(r"pip install -e '\.\[dev\]' && python -m pytest[^\n`]*", text)
+    command = re.search(
+        r"pip install -c requirements/dev\.txt -e '\.\[dev\]' && python -m pytest[^\n`]*", text
+    )
     assert command is not None
     assert command.group(0) in (ROOT / ".ci" / "run").read_text()
 
