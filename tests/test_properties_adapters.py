@@ -25,7 +25,6 @@ import copy
 import importlib
 import json
 import warnings
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,9 +41,6 @@ ADAPTERS = NAMES
 _AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}
 _CASES = [c for c in load_cases() if not c.is_stream and isinstance(c.data.get("reply"), dict)]
 CASES: dict[str, list[Case]] = {a: [c for c in _CASES if c.adapter == a] for a in ADAPTERS}
-
-#: adapter -> examples tried in this session (printed by the last test, with -s)
-TRIED: Counter[str] = Counter()
 
 
 def _known_values(adapter: str) -> set[str]:
@@ -254,7 +250,6 @@ def test_damaged_replies_never_break_the_adapter(adapter: str) -> None:
     @given(damaged(adapter))
     def run(generated: tuple[Case, dict[str, Any]]) -> None:
         _, reply = generated
-        TRIED[adapter] += 1
         try:
             auto = stopkit.normalize(reply)
         except UnsupportedReply:
@@ -363,7 +358,6 @@ def test_unknown_stop_strings_are_unknown(adapter: str) -> None:
     @given(st.sampled_from(cases), st.text(max_size=40))
     def run(picked: tuple[Case, Path], text: str) -> None:
         assume(_is_unknown(adapter, text))
-        TRIED[adapter] += 1
         case, path = picked
         reply = _with(case.data["reply"], path, text)
         stop = reader.normalize(reply)
@@ -396,7 +390,6 @@ def test_unknown_strings_in_other_stop_fields_are_never_fine(adapter: str) -> No
     @given(st.sampled_from(targets), st.text(max_size=40))
     def run(picked: tuple[Case, Path], text: str) -> None:
         assume(_is_unknown(adapter, text))
-        TRIED[adapter] += 1
         case, path = picked
         original = reader.normalize(case.data["reply"])
         stop = reader.normalize(_with(case.data["reply"], path, text))
@@ -404,11 +397,6 @@ def test_unknown_strings_in_other_stop_fields_are_never_fine(adapter: str) -> No
             assert stop.reason not in _FINE, (path, text, stop.reason, stop.notes)
 
     run()
-
-
-def test_examples_tried_per_adapter() -> None:
-    """Report the examples tried per adapter in this session (shown with `-s`)."""
-    print("\nproperty examples tried per adapter:", dict(sorted(TRIED.items())))
 
 
 # --- regressions the properties found -------------------------------------------------------------

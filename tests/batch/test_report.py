@@ -126,8 +126,25 @@ def test_workers_are_spawned_while_another_thread_runs(tmp_path: Path) -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_workers_are_forked_on_linux_when_this_is_the_only_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no other thread alive, Linux forks (stopkit is imported already); elsewhere, spawn.
+
+    The count of live threads is pinned: threads other tests leave running (an exporter's,
+    a pool's) must not decide this test.
+    """
+    import threading
+
+    from stopkit.batch._audit import _context
+
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     expected = "fork" if sys.platform == "linux" else "spawn"
     assert _context().get_start_method() == expected
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert _context().get_start_method() == "spawn"
 
 
 def test_a_report_crosses_processes_with_its_entries(mixed: Path) -> None:
