@@ -263,6 +263,47 @@ def test_the_provider_decides_what_a_native_value_means() -> None:
     assert_stop(claude, reason="unknown", detail="unrecognized")
 
 
+# Values saying the calls themselves are bad (DESIGN section 3): the provider's own, kept by
+# LiteLLM as native_finish_reason, and LiteLLM's own lowercased Vertex AI value.
+BAD_CALL_VALUES = [
+    *(("gemini", v) for v in ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
+      "TOO_MANY_TOOL_CALLS")),
+    *(("bedrock", v) for v in ("malformed_model_output", "malformed_tool_use")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "raw"), BAD_CALL_VALUES)
+def test_calls_under_a_kept_value_saying_they_are_bad_are_never_runnable(
+    provider: str, raw: str
+) -> None:
+    """A call under a kept malformed-call value is complete=False, its error naming the value."""
+    stop = assert_stop(
+        _reply(raw, provider=provider, calls=True), reason="unknown", detail="error", raw_reason=raw
+    )
+    (call,) = stop.tool_calls
+    assert not call.complete
+    assert repr(raw) in (call.error or "")
+
+
+def test_calls_under_litellms_own_malformed_function_call_are_never_runnable() -> None:
+    """LiteLLM's own `malformed_function_call`, in a reply or a stream, leaves no runnable call."""
+    reply = _reply("stop", calls=True)
+    reply.choices[0].finish_reason = "malformed_function_call"
+    fragment = {**CALL, "index": 0}
+    chunks = [
+        ModelResponseStream(
+            model="gemini-2.5-pro", choices=[{"index": 0, "delta": {"tool_calls": [fragment]}}]
+        ),
+        ModelResponseStream(model="gemini-2.5-pro", choices=[{"index": 0, "delta": {}}]),
+    ]
+    chunks[1].choices[0].finish_reason = "malformed_function_call"  # as the handler sets it
+    for given in (reply, chunks):
+        stop = assert_stop(given, reason="unknown", raw_reason="malformed_function_call")
+        (call,) = stop.tool_calls
+        assert not call.complete
+        assert "'malformed_function_call'" in (call.error or "")
+
+
 def test_tool_calls_usage_and_choices() -> None:
     """Tool calls come from the message, usage as Chat counts it, one Stop per choice."""
     usage = {

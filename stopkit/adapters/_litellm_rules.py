@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Any
 
 from stopkit.adapters._engine import Rules
-from stopkit.adapters._framework import WIRES, family, wrapped
+from stopkit.adapters._framework import BAD_CALLS, WIRES, family, wrapped
 from stopkit.adapters._reading import Verdict
 
 __all__ = [
@@ -54,7 +54,16 @@ LITELLM_FINISH_REASON: dict[str, Verdict] = {
 }
 
 #: The rules of LiteLLM's own value: OpenAI Chat's (its dialect notes and steps) on its table.
-RULES = replace(wrapped("openai.chat", NAME, "finish_reason"), table=LITELLM_FINISH_REASON)
+#: A native value is decided under them too: every wire format's values that say the calls
+#: themselves are bad come along, and LiteLLM's lowercased Vertex AI one.
+RULES = replace(
+    wrapped("openai.chat", NAME, "finish_reason"),
+    table=LITELLM_FINISH_REASON,
+    bad_calls={
+        **BAD_CALLS,
+        "malformed_function_call": WIRES["gemini"].bad_calls["MALFORMED_FUNCTION_CALL"],
+    },
+)
 
 # LiteLLM's provider names (litellm/types/utils.py `LlmProviders`) whose native values are not
 # OpenAI Chat's, and the wire format they are in. Every other provider (openai, azure, groq,
