@@ -362,6 +362,17 @@ def test_a_blocked_gemini_prompt() -> None:
         },
     )
     assert_stop(blocked, reason="filtered", detail="prompt_blocked", raw_reason="SAFETY")
+    proto_spelling = _message(
+        {"model_provider": "google_genai",
+         "prompt_feedback": {"block_reason": "BLOCK_REASON_UNSPECIFIED", "safety_ratings": []}},
+        content="",
+    )  # fmt: skip
+    assert_stop(
+        proto_spelling,
+        reason="filtered",
+        detail="prompt_blocked",
+        raw_reason="BLOCK_REASON_UNSPECIFIED",
+    )
     fine = _message(
         {"model_provider": "google_genai", "finish_reason": "STOP",
          "prompt_feedback": {"block_reason": 0, "safety_ratings": []}}

@@ -98,6 +98,10 @@ BLOCK_REASONS: dict[str, Verdict] = {
     "JAILBREAK": (_R.FILTERED, "prompt_blocked"),
     # The proto default; sent with no candidates, the prompt was still refused.
     "BLOCKED_REASON_UNSPECIFIED": (_R.FILTERED, "prompt_blocked"),
+    # The same default as the Gemini API proto spells it (generative_service.proto,
+    # GenerateContentResponse.PromptFeedback.BlockReason; google-ai-generativelanguage's
+    # generative_service.py): a REST body may carry this spelling.
+    "BLOCK_REASON_UNSPECIFIED": (_R.FILTERED, "prompt_blocked"),
 }
 """`promptFeedback.blockReason` -> (reason, detail): a blocked prompt, before any candidate."""
 
