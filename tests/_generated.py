@@ -6,7 +6,8 @@
   requirements/dev.txt pins it;
 - `cli-help [COMMAND]`: the `--help` of the command line, or of one of its sub-commands;
 - `cli-run ARG...`: `stopkit ARG...` run from the repository root: what it writes to standard
-  output, then to standard error.
+  output, then to standard error;
+- `litellm-collapsed`: the provider values LiteLLM's own map sends several of to one value.
 """
 
 from __future__ import annotations
@@ -115,7 +116,21 @@ def _cli_run(args: tuple[str, ...]) -> str:
     return f"\n```console\n$ stopkit {' '.join(args)}\n{out.getvalue()}{err.getvalue()}```\n\n"
 
 
+def _litellm_collapsed(args: tuple[str, ...]) -> str:
+    """LiteLLM's collapsed values per wire format (its own map, pinned in tests/test_litellm.py)."""
+    from stopkit.adapters._litellm_rules import COLLAPSED
+
+    head = "| wire format | LiteLLM's value | the provider's values it stands for |"
+    lines = [head, "|---|---|---|"]
+    for name, by in COLLAPSED.items():
+        for own, values in by.items():
+            said = ", ".join(f"`{v}`" if v else '`""`' for v in values)
+            lines.append(f"| `{name}` | `{own}` | {said} |")
+    return "\n" + "\n".join(lines) + "\n\n"
+
+
 GENERATORS: dict[str, Callable[[tuple[str, ...]], str]] = {
+    "litellm-collapsed": _litellm_collapsed,
     "reason-matrix": _reason_matrix,
     "reason-table": _reason_table,
     "tested-with": _tested_with,

@@ -468,35 +468,47 @@ def _assessed(policy: str, kind: str, *actions: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("trace", "reason"),
+    ("trace", "masked_only"),
     [
-        pytest.param(None, stopkit.StopReason.FILTERED, id="no-trace"),
-        pytest.param(
-            _assessed("topicPolicy", "topics", "BLOCKED"),
-            stopkit.StopReason.FILTERED,
-            id="blocked",
-        ),
+        pytest.param(None, False, id="no-trace"),
+        pytest.param(_assessed("topicPolicy", "topics", "BLOCKED"), False, id="blocked"),
         pytest.param(
             _assessed("sensitiveInformationPolicy", "piiEntities", "ANONYMIZED", "BLOCKED"),
-            stopkit.StopReason.FILTERED,
+            False,
             id="masked-and-blocked",
         ),
         pytest.param(
             _assessed("sensitiveInformationPolicy", "regexes", "ANONYMIZED", "NONE"),
-            stopkit.StopReason.COMPLETED,
+            True,
             id="masked-only",
         ),
     ],
 )
-def test_guardrail_action_intervened_is_a_filter_unless_it_only_masked(
-    trace: Any, reason: stopkit.StopReason
+def test_guardrail_action_intervened_is_a_filter_and_says_when_it_only_masked(
+    trace: Any, masked_only: bool
 ) -> None:
-    """`amazon-bedrock-guardrailAction: INTERVENED` filters, unless the trace shows only masking."""
+    """`amazon-bedrock-guardrailAction: INTERVENED` filters; a trace of only masking says so."""
     stop = stopkit.normalize(_invoke(trace))
-    assert stop.reason is reason, stop.notes
-    if reason is stopkit.StopReason.FILTERED:
-        assert stop.detail == "guardrail"
+    assert (stop.reason, stop.detail) == (stopkit.StopReason.FILTERED, "guardrail"), stop.notes
     assert any("amazon-bedrock-guardrailAction 'INTERVENED'" in n for n in stop.notes)
+    assert stop.details.get("guardrail_masked_only", False) is masked_only
+
+
+def test_a_masking_guardrail_reads_the_same_through_converse_and_invoke_model() -> None:
+    """One masking guardrail event gives one reason and one masked-only entry, both APIs."""
+    converse = _case("guardrail_masked.json")["reply"]
+    invoke = {
+        **_case("invoke_guardrail_action.json")["reply"],
+        "amazon-bedrock-trace": converse["trace"],
+    }
+    a, b = stopkit.normalize(converse), stopkit.normalize(invoke)
+    assert (a.reason, a.detail, a.details["guardrail_masked_only"]) == (
+        b.reason,
+        b.detail,
+        b.details["guardrail_masked_only"],
+    )
+    blocked = {**converse, "trace": _assessed("topicPolicy", "topics", "BLOCKED")}
+    assert "guardrail_masked_only" not in stopkit.normalize(blocked).details
 
 
 def test_guardrail_trace_too_large_to_read_is_not_taken_as_masking() -> None:

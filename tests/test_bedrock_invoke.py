@@ -231,8 +231,20 @@ def test_a_guardrail_decides_as_it_does_for_a_nova_body(trace: Any) -> None:
     nova = {**json.loads((PAYLOADS / "bedrock" / "end_turn.json").read_text())["reply"], **fields}
     a, b = stopkit.normalize(titan), stopkit.normalize(nova)
     assert (a.provider, b.provider) == ("bedrock.invoke", "bedrock")
-    assert (a.reason, a.detail) == (b.reason, b.detail)
+    filtered = (stopkit.StopReason.FILTERED, "guardrail")
+    assert (a.reason, a.detail) == (b.reason, b.detail) == filtered
+    assert ("guardrail_masked_only" in a.details) is ("guardrail_masked_only" in b.details)
     assert [n for n in a.notes if "guardrail" in n] == [n for n in b.notes if "guardrail" in n]
+
+
+def test_a_stream_cut_after_a_guardrail_that_only_masked_is_incomplete() -> None:
+    """Masking replaced nothing: a Titan stream cut before its last chunk is still incomplete."""
+    (chunk,) = _case("titan_guardrail_masked.stream.json")["events"]
+    cut = {key: value for key, value in chunk.items() if key != "completionReason"}
+    stop = stopkit.normalize_stream([cut])
+    assert (stop.reason, stop.detail) == (stopkit.StopReason.UNKNOWN, "stream_incomplete")
+    blocked = _case("titan_input_blocked.stream.json")["events"]
+    assert stopkit.normalize_stream(blocked).reason is stopkit.StopReason.FILTERED
 
 
 # --- several outputs, and the conversation ------------------------------------------------------
@@ -286,11 +298,9 @@ def test_a_loop_over_a_llama_model_answers_and_asks_for_shorter() -> None:
 
 # --- the shared corpus: every recorded Titan and Llama reply, in scope or not yet ---------------
 
-#: Labels this adapter does not follow, and why (reported to the corpus's keepers). Both are
 #: Titan replies whose guardrail only masked an account number (trace: one ANONYMIZED regex,
-#: nothing BLOCKED): the reply was delivered, masked, and FINISH stands. The corpus labels the
-#: very same situation `completed` for Nova bodies (openllmetry test_nova_completion and
-#: test_nova_invoke_stream), which the bedrock adapter follows; one rule holds for both.
+#: nothing BLOCKED): labelled `filtered`, and read so (DESIGN section 3: a guardrail that only
+#: masked is still an intervention), with the entry saying the masked answer is in `text`.
 MASKED_ONLY = {
     "other/openllmetry__test_bedrock_guardrails_metrics.test_titan_invoke_model_guardrail__0.json",
     "other/openllmetry__test_bedrock_guardrails_metrics.test_titan_invoke_stream_guardrail__0"
@@ -311,10 +321,8 @@ def test_recorded_titan_and_llama_replies(row: dict[str, Any]) -> None:
     """Each recorded body or stream is read by bedrock.invoke and gets its label (see above)."""
     data = json.loads((CORPUS / row["file"]).read_text(encoding="utf-8"))
     stop = stopkit.normalize_stream(data) if row["stream"] else stopkit.normalize(data)
-    expected = "completed" if row["file"] in MASKED_ONLY else row["expected"]
-    assert (stop.provider, stop.reason.value) == ("bedrock.invoke", expected), stop.notes
-    if row["file"] in MASKED_ONLY:
-        assert any("only masking (ANONYMIZED)" in n for n in stop.notes)
+    assert (stop.provider, stop.reason.value) == ("bedrock.invoke", row["expected"]), stop.notes
+    assert ("guardrail_masked_only" in stop.details) is (row["file"] in MASKED_ONLY)
 
 
 def test_the_corpus_holds_the_recorded_replies() -> None:

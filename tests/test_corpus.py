@@ -1,7 +1,8 @@
 """Conformance: the real replies in ../shared/corpus normalize to their labels.
 
-Skipped when the corpus folder is absent. Every in-scope label is held as it stands: no reply is
-overridden or skipped.
+Skipped when the corpus folder is absent. Every in-scope label is held as it stands, except the
+few that DESIGN section 3 overrules (`OVERRULED`, each with the contract's answer, checked all
+the same): no reply is skipped.
 """
 
 from __future__ import annotations
@@ -24,25 +25,52 @@ def _cases(stream: bool) -> list[pytest.ParameterSet]:
     return out
 
 
+def _every(stream: bool) -> list[Row]:
+    return [row for wire in ADAPTER_OF_WIRE for row in rows(wire, stream=stream)]
+
+
 def _adapter_available(row: Row) -> None:
     if row.adapter not in {a.name for a in stopkit.registered_adapters()}:
         pytest.skip(f"adapter {row.adapter} is not in this checkout")
+
+
+#: The labels DESIGN section 3 overrules, each with what the contract says instead (reported to
+#: the corpus's keepers). Two Nova replies read through InvokeModel whose guardrail only masked
+#: an account number (trace: one ANONYMIZED regex, nothing BLOCKED) are labelled `completed`;
+#: the contract reads a guardrail that only masked as an intervention, `filtered`, through
+#: Converse and InvokeModel alike (the corpus labels the same event `filtered` for Converse and
+#: Titan replies), with `details["guardrail_masked_only"]` saying the masked answer is in `text`.
+OVERRULED = {
+    "bedrock_converse/openllmetry__test_nova.test_nova_completion__0.json": "filtered",
+    "bedrock_converse/openllmetry__test_nova.test_nova_invoke_stream__0.sse.json": "filtered",
+}
+
+
+def _check(row: Row, stop: stopkit.Stop) -> None:
+    expected = OVERRULED.get(row.file, row.label["expected"])
+    assert (stop.provider, stop.reason.value) == (row.adapter, expected), stop.notes
+    if row.file in OVERRULED:
+        assert stop.details.get("guardrail_masked_only") is True
 
 
 @pytest.mark.parametrize("row", _cases(stream=False))
 def test_reply_matches_label(row: Row) -> None:
     """A recorded non-streaming reply is read by the right adapter and gets its label."""
     _adapter_available(row)
-    stop = stopkit.normalize(row.load())
-    assert (stop.provider, stop.reason.value) == (row.adapter, row.label["expected"]), stop.notes
+    _check(row, stopkit.normalize(row.load()))
 
 
 @pytest.mark.parametrize("row", _cases(stream=True))
 def test_stream_matches_label(row: Row) -> None:
     """A recorded stream (its list of events) is read by the right adapter and gets its label."""
     _adapter_available(row)
-    stop = stopkit.normalize_stream(row.load())
-    assert (stop.provider, stop.reason.value) == (row.adapter, row.label["expected"]), stop.notes
+    _check(row, stopkit.normalize_stream(row.load()))
+
+
+def test_every_overruled_label_is_in_the_corpus_and_says_otherwise() -> None:
+    """Each label named above is an in-scope label that the contract answers differently."""
+    labels = {row.file: row.label["expected"] for s in (False, True) for row in _every(s)}
+    assert {file: labels.get(file) for file in OVERRULED} == dict.fromkeys(OVERRULED, "completed")
 
 
 #: Wire formats read since the corpus was labelled: their labels still say out of scope, and each

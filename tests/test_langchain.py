@@ -243,6 +243,39 @@ def test_calls_of_a_cut_reply_are_never_runnable() -> None:
     assert_stop(message, reason="output_limit", tool_calls=[{"complete": False}])
 
 
+# Stop values that say the calls themselves are bad (DESIGN section 3), per integration.
+BAD_CALL_VALUES = [
+    *(("google_genai", "finish_reason", v) for v in ("MALFORMED_FUNCTION_CALL",
+      "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS")),
+    *(("bedrock_converse", "stopReason", v) for v in ("malformed_model_output",
+      "malformed_tool_use")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "key", "raw"), BAD_CALL_VALUES)
+def test_calls_under_a_stop_saying_they_are_bad_are_never_runnable(
+    provider: str, key: str, raw: str
+) -> None:
+    """A call under a malformed-call stop is complete=False, its error naming the value."""
+    metadata = {"model_provider": provider, key: raw}
+    chunks = [
+        AIMessageChunk(
+            content="",
+            tool_call_chunks=[
+                {"name": "get_weather", "args": '{"city": "Paris"}', "id": "call_1", "index": 0}
+            ],
+            response_metadata={"model_provider": provider},
+        ),
+        AIMessageChunk(content="", response_metadata=metadata, chunk_position="last"),
+    ]
+    for reply in (_message(metadata, tool_calls=[CALL]), chunks):
+        stop = assert_stop(reply, reason="unknown", detail="error", raw_reason=raw)
+        (call,) = stop.tool_calls
+        assert not call.complete
+        assert repr(raw) in (call.error or "")
+        assert stop.runnable_tool_calls == ()
+
+
 @pytest.mark.parametrize(
     "message",
     [
@@ -329,6 +362,17 @@ def test_a_blocked_gemini_prompt() -> None:
         },
     )
     assert_stop(blocked, reason="filtered", detail="prompt_blocked", raw_reason="SAFETY")
+    proto_spelling = _message(
+        {"model_provider": "google_genai",
+         "prompt_feedback": {"block_reason": "BLOCK_REASON_UNSPECIFIED", "safety_ratings": []}},
+        content="",
+    )  # fmt: skip
+    assert_stop(
+        proto_spelling,
+        reason="filtered",
+        detail="prompt_blocked",
+        raw_reason="BLOCK_REASON_UNSPECIFIED",
+    )
     fine = _message(
         {"model_provider": "google_genai", "finish_reason": "STOP",
          "prompt_feedback": {"block_reason": 0, "safety_ratings": []}}

@@ -27,7 +27,7 @@ import pytest
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import litellm  # imported after the variable above, which keeps it offline
-from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP
+from litellm.litellm_core_utils.core_helpers import _FINISH_REASON_MAP, map_finish_reason
 from litellm.llms.custom_httpx.http_handler import HTTPHandler
 from litellm.types.llms.openai import OpenAIChatCompletionFinishReason
 from litellm.types.utils import (
@@ -40,6 +40,7 @@ from litellm.types.utils import (
 import stopkit
 from stopkit import StopReason, ToolResult
 from stopkit.adapters._litellm_rules import (
+    COLLAPSED,
     KEPT_STOP_REASON,
     LITELLM_FINISH_REASON,
     NATIVE,
@@ -200,6 +201,61 @@ def test_every_value_litellm_maps_reads_with_a_table(raw: str) -> None:
 # --- where the provider's value is kept, and where not ----------------------------------------
 
 
+def test_litellms_collapsed_values_are_its_map_of_each_wire_table() -> None:
+    """COLLAPSED holds, per wire format, each LiteLLM value its map sends several values to."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for name, rules in NATIVE.items():
+        groups: dict[str, list[str]] = {}
+        for raw in rules.table:
+            groups.setdefault(map_finish_reason(raw) if raw else "stop", []).append(raw)
+        found[name] = {own: values for own, values in groups.items() if len(values) > 1}
+    assert {name: {own: list(v) for own, v in by.items()} for name, by in COLLAPSED.items()} == {
+        name: by for name, by in found.items() if by
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "detail"),
+    [(name, None if "length" in COLLAPSED.get(name, {}) else "max_tokens") for name in NATIVE],
+)
+def test_a_length_with_no_provider_value_kept_names_no_ceiling_where_it_collapsed(
+    name: str, detail: str | None
+) -> None:
+    """LiteLLM's `length`, no value kept: output_limit, with no detail where `length` collapsed."""
+    stop = assert_stop(
+        _reply("length", provider=PROVIDER_OF[name]),
+        reason="output_limit",
+        detail=detail,
+        raw_reason="length",
+        notes=["LiteLLM kept no native_finish_reason"],
+    )
+    if detail is None:
+        assert any("LiteLLM did not keep the provider's value" in n for n in stop.notes)
+        assert any(repr(COLLAPSED[name]["length"][0]) in n for n in stop.notes)
+
+
+@pytest.mark.parametrize("raw", ["model_context_window_exceeded", "compaction", "max_tokens"])
+@pytest.mark.parametrize("stream", [False, True], ids=["reply", "stream"])
+def test_litellm_collapses_anthropic_ceilings_and_compaction_into_a_length_of_no_detail(
+    raw: str, stream: bool, tmp_path: Path
+) -> None:
+    """`litellm.completion` on Anthropic's ceilings or compaction: output_limit, detail None."""
+    name = "max_tokens.stream" if stream else "max_tokens"
+    recording = json.loads((RECORDINGS / "anthropic" / f"{name}.json").read_text())
+    said = recording["response"]
+    if stream:
+        (delta,) = [e for e in said["events"] if e.get("type") == "message_delta"]
+        delta["delta"]["stop_reason"] = raw
+    else:
+        said["body"]["stop_reason"] = raw
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(recording))
+    got = _completion("anthropic", path, stream)
+    stop = stopkit.normalize_stream(list(got)) if stream else stopkit.normalize(got)
+    assert (stop.reason.value, stop.detail, stop.raw_reason) == ("output_limit", None, "length")
+    assert any("LiteLLM did not keep the provider's value" in n for n in stop.notes)
+
+
 def test_a_value_litellm_turned_into_stop_is_not_completed() -> None:
     """An unknown value LiteLLM made `stop` (keeping it as native) is unknown, as sent."""
     stop = assert_stop(
@@ -261,6 +317,47 @@ def test_the_provider_decides_what_a_native_value_means() -> None:
     assert_stop(gemini, reason="unknown", detail="error", notes=["gemini native_finish_reason"])
     claude = _reply("MALFORMED_FUNCTION_CALL", provider="vertex_ai", model="claude-sonnet-4-5")
     assert_stop(claude, reason="unknown", detail="unrecognized")
+
+
+# Values saying the calls themselves are bad (DESIGN section 3): the provider's own, kept by
+# LiteLLM as native_finish_reason, and LiteLLM's own lowercased Vertex AI value.
+BAD_CALL_VALUES = [
+    *(("gemini", v) for v in ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
+      "TOO_MANY_TOOL_CALLS")),
+    *(("bedrock", v) for v in ("malformed_model_output", "malformed_tool_use")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "raw"), BAD_CALL_VALUES)
+def test_calls_under_a_kept_value_saying_they_are_bad_are_never_runnable(
+    provider: str, raw: str
+) -> None:
+    """A call under a kept malformed-call value is complete=False, its error naming the value."""
+    stop = assert_stop(
+        _reply(raw, provider=provider, calls=True), reason="unknown", detail="error", raw_reason=raw
+    )
+    (call,) = stop.tool_calls
+    assert not call.complete
+    assert repr(raw) in (call.error or "")
+
+
+def test_calls_under_litellms_own_malformed_function_call_are_never_runnable() -> None:
+    """LiteLLM's own `malformed_function_call`, in a reply or a stream, leaves no runnable call."""
+    reply = _reply("stop", calls=True)
+    reply.choices[0].finish_reason = "malformed_function_call"
+    fragment = {**CALL, "index": 0}
+    chunks = [
+        ModelResponseStream(
+            model="gemini-2.5-pro", choices=[{"index": 0, "delta": {"tool_calls": [fragment]}}]
+        ),
+        ModelResponseStream(model="gemini-2.5-pro", choices=[{"index": 0, "delta": {}}]),
+    ]
+    chunks[1].choices[0].finish_reason = "malformed_function_call"  # as the handler sets it
+    for given in (reply, chunks):
+        stop = assert_stop(given, reason="unknown", raw_reason="malformed_function_call")
+        (call,) = stop.tool_calls
+        assert not call.complete
+        assert "'malformed_function_call'" in (call.error or "")
 
 
 def test_tool_calls_usage_and_choices() -> None:
@@ -390,7 +487,7 @@ LITELLM_RECORDINGS = {
     ("gemini", "malformed_function_call"): _KEPT,
     ("gemini", "malformed_function_call.stream"): ("completed", None, "stop"),  # LiteLLM's loss
     ("gemini", "max_tokens"): _KEPT,
-    ("gemini", "max_tokens.stream"): ("output_limit", "max_tokens", "length"),
+    ("gemini", "max_tokens.stream"): ("output_limit", None, "length"),  # or CONTINUATION
     ("gemini", "prompt_blocked.stream"): ("filtered", "safety", "content_filter"),
     ("gemini", "safety"): ("filtered", "safety", "content_filter"),
     ("gemini", "safety.stream"): ("filtered", "safety", "content_filter"),
@@ -410,8 +507,10 @@ LITELLM_RECORDINGS = {
     ("openai_chat", "unrecognized.stream"): ("completed", None, "stop"),  # LiteLLM's loss
     ("anthropic", "end_turn"): ("completed", None, "stop"),
     ("anthropic", "end_turn.stream"): ("completed", None, "stop"),
-    ("anthropic", "max_tokens"): ("output_limit", "max_tokens", "length"),
-    ("anthropic", "max_tokens.stream"): ("output_limit", "max_tokens", "length"),
+    # LiteLLM's `length` for Anthropic also stands for model_context_window_exceeded and
+    # compaction: which ceiling (or a pause) is not known.
+    ("anthropic", "max_tokens"): ("output_limit", None, "length"),
+    ("anthropic", "max_tokens.stream"): ("output_limit", None, "length"),
     ("anthropic", "pause_turn"): _KEPT,
     ("anthropic", "pause_turn.stream"): _KEPT,
     ("anthropic", "refusal"): _KEPT,

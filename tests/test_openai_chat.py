@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
+from together.types.chat import ChatCompletionChunk as TogetherChunk
 
 import stopkit
 from stopkit import StopReason, ToolResult
@@ -22,7 +23,7 @@ from stopkit.adapters.openai_chat import (
 from tests._adapters import ADAPTER_OF_WIRE
 from tests._corpus import rows
 from tests._literals import literal_values
-from tests._payloads import PAYLOADS, load_cases, same_stop
+from tests._payloads import PAYLOADS, case_part, load_cases, same_stop
 
 ADAPTER = OpenAIChatAdapter()
 FOLDER = PAYLOADS / "openai_chat"
@@ -373,6 +374,63 @@ def test_nothing_after_finish_reason_changes_the_reply_but_a_stricter_value(
     if late:
         said = f"{late} chunk{'' if late == 1 else 's'} after finish_reason"
         assert any(said in note for note in stop.notes), stop.notes
+
+
+def _call_fragment(index: int, arguments: str, call_id: str | None = None) -> dict[str, Any]:
+    fragment: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if call_id is not None:
+        fragment.update(id=call_id, type="function")
+        fragment["function"]["name"] = "get_weather"
+    return {"tool_calls": [fragment]}
+
+
+_FIRST_CALL = [_chunk(_call_fragment(0, '{"city": "Paris"}', "call_a")), _chunk({}, "tool_calls")]
+
+
+@pytest.mark.parametrize(
+    ("after", "calls", "late"),
+    [
+        # a new index after a tool_calls finish is the same turn (Together finishes each call)
+        ([_chunk(_call_fragment(1, "", "call_b")), _chunk(_call_fragment(1, '{"city": "Oslo"}')),
+          _chunk({}, "tool_calls")], ["call_a", "call_b"], 0),
+        # ... its arguments may end in the finish chunk itself
+        ([_chunk(_call_fragment(1, '{"city": "Oslo"}', "call_b"), "tool_calls")],
+         ["call_a", "call_b"], 0),
+        # text after a tool_calls finish is not taken
+        ([_chunk({"content": "Anything else?"})], ["call_a"], 1),
+        # nor more arguments for a call that came before the finish
+        ([_chunk(_call_fragment(0, '{"unit": "C"}'))], ["call_a"], 1),
+    ],
+)  # fmt: skip
+def test_after_a_tool_calls_finish_only_calls_of_a_new_index_are_taken(
+    after: list[dict[str, Any]], calls: list[str], late: int
+) -> None:
+    """After finish_reason tool_calls a new tool-call index is the same turn; nothing else is."""
+    stop = stopkit.normalize_stream([*_FIRST_CALL, *after])
+    assert stop.reason is StopReason.TOOL_REQUEST
+    assert [c.id for c in stop.runnable_tool_calls] == calls
+    assert stop.tool_calls[0].arguments == {"city": "Paris"}
+    said = "1 chunk after finish_reason carried text or tool calls: ignored"
+    assert any(said in note for note in stop.notes) is bool(late), stop.notes
+
+
+@pytest.mark.parametrize("finish", ["stop", "length", "content_filter"])
+def test_after_any_other_finish_a_new_call_is_not_taken(finish: str) -> None:
+    """After a finish value that is not tool_calls, a call of a new index is late: not taken."""
+    events = [_chunk({"content": "Done."}), _chunk({}, finish), _chunk(_LATE_CALL)]
+    stop = stopkit.normalize_stream(events)
+    assert stop.tool_calls == ()
+    assert any("after finish_reason carried text or tool calls" in n for n in stop.notes)
+
+
+def test_together_sdk_chunks_finishing_each_call_give_both_calls() -> None:
+    """Together's own ChatCompletionChunk objects read as their JSON: both calls, one turn."""
+    events = case_part(
+        "openai_chat", "stream_together_finish_after_each_call.stream.json", "events"
+    )
+    stop = stopkit.normalize_stream([TogetherChunk.model_validate(e) for e in events])
+    same_stop(stop, stopkit.normalize_stream(events))
+    assert [c.id for c in stop.runnable_tool_calls] == ["call_paris", "call_tokyo"]
 
 
 def test_length_then_stop_stays_output_limit() -> None:

@@ -295,6 +295,25 @@ def test_what_the_response_says(reply: ModelResponse, expected: tuple[Any, ...],
         assert stop.notes == ()
 
 
+# Raw values saying the calls themselves are bad (DESIGN section 3), by the provider sending them.
+BAD_CALL_VALUES = [
+    *(("google", v) for v in ("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL",
+      "TOO_MANY_TOOL_CALLS")),
+    *(("bedrock", v) for v in ("malformed_model_output", "malformed_tool_use")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("provider", "raw"), BAD_CALL_VALUES)
+def test_calls_under_a_stop_saying_they_are_bad_are_never_runnable(provider: str, raw: str) -> None:
+    """A ToolCallPart under a malformed-call stop is complete=False, its error naming the value."""
+    reply = _response(provider, raw, "error", [_call()])
+    for stop in (stopkit.normalize(reply), stopkit.normalize_stream([reply])):
+        assert (stop.reason, stop.detail, stop.raw_reason) == (_R.UNKNOWN, "error", raw)
+        (call,) = stop.tool_calls
+        assert not call.complete
+        assert repr(raw) in (call.error or "")
+
+
 def test_a_kept_refusal_is_the_stop_refusal() -> None:
     """Anthropic's refusal explanation, kept in provider_details, is Stop.refusal."""
     details = {"refusal": "It asks for malware.", "refusal_category": "cyber"}
@@ -424,6 +443,7 @@ RECORDED = [
             "recitation",
             "blocklist",
             "malformed_function_call",
+            "malformed_function_call_with_call",
             "prompt_blocked_safety",
             "prompt_blocked_jailbreak",
             "thought_parts_excluded",

@@ -1,10 +1,11 @@
-"""InvokeModel's guardrail fields, read as a fact: an intervention filters unless it only masked.
+"""Bedrock's guardrail fields, read as facts: an intervention filters, and says when it only masked.
 
 Every body InvokeModel returns may carry `amazon-bedrock-guardrailAction` (and, with tracing on,
 `amazon-bedrock-trace`) beside the model's own fields: a Nova reply in the Converse shape and the
-Titan, Llama, Mistral and Cohere Command bodies alike. Both Bedrock readers record it here, so
-DESIGN section 3 ("any Bedrock body whose `amazon-bedrock-guardrailAction` is `INTERVENED`") is
-read one way.
+Titan, Llama, Mistral and Cohere Command bodies alike; a Converse reply says it in its stop value
+(`guardrail_intervened`) and its `trace`. Both Bedrock readers record it here, so DESIGN section
+3 ("any Bedrock body whose `amazon-bedrock-guardrailAction` is `INTERVENED`"; a guardrail that
+only masked is an intervention, through Converse and InvokeModel alike) is read one way.
 
 Example:
     >>> from stopkit.adapters._reading import Reading
@@ -22,36 +23,43 @@ from typing import Any
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
 from stopkit.adapters._reading import Reading
 
-__all__ = ["ACTION", "TRACE", "guardrail"]
+__all__ = ["ACTION", "MASKED_ONLY", "TRACE", "guardrail"]
 
 ACTION = "amazon-bedrock-guardrailAction"
 TRACE = "amazon-bedrock-trace"
+#: The `Stop.details` key saying a guardrail only masked: the masked answer is in `text`.
+MASKED_ONLY = "guardrail_masked_only"
 
 #: How many nodes of a guardrail trace are looked at before it is taken as not read.
 _TRACE_NODES = 10_000
 
 
-def guardrail(reading: Reading, fields: Mapping[str, Any]) -> None:
-    """Record the body's guardrail intervention as a filter, unless its trace shows only masking.
+def guardrail(reading: Reading, fields: Mapping[str, Any], stop_value: str | None = None) -> None:
+    """Record the body's guardrail intervention as a filter, and say when it only masked.
 
-    A guardrail that anonymized (masked) part of the answer and blocked nothing delivered the
-    reply: its stop value stands, with a note. Without a trace saying so, an intervention is a
-    filter (DESIGN section 3). `NONE`, or no action at all, says nothing.
+    `stop_value` names the stop value where it says itself that a guardrail intervened
+    (Converse's `stopReason 'guardrail_intervened'`: its table filters already). A guardrail
+    that anonymized (masked) part of the answer and blocked nothing is still an intervention
+    (DESIGN section 3): filtered, read the same through Converse and InvokeModel, with a note
+    and `details["guardrail_masked_only"]` saying the masked answer is in `text`, for a handler
+    that chooses to deliver it. `NONE`, or no action at all, says nothing.
     """
     action = fields.get(ACTION)
-    if type(action) is not str:
-        return
-    verdict = GUARDRAIL_ACTIONS.get(action)
-    if verdict is None:
-        return
-    said = f"{ACTION} {action!r}"
-    if _masked_only(fields.get(TRACE)):
-        reading.notes.append(
-            f"{said}, and its trace shows only masking (ANONYMIZED): the reply was delivered "
-            "masked; the stop value stands"
-        )
-    else:
+    verdict = GUARDRAIL_ACTIONS.get(action) if type(action) is str else None
+    if verdict is not None:
+        said = f"{ACTION} {action!r}"
         reading.filter = (verdict[1] or "guardrail", f"{said}: the guardrail intervened")
+    elif stop_value is not None:
+        said = stop_value
+    else:
+        return
+    trace = fields.get(TRACE)  # InvokeModel's; Converse keeps its trace in `trace`
+    if _masked_only(fields.get("trace") if trace is None else trace):
+        reading.details[MASKED_ONLY] = True
+        reading.notes.append(
+            f"{said}, and its trace shows only masking (ANONYMIZED), nothing BLOCKED: still a "
+            f"guardrail intervention; the masked answer is in text (details[{MASKED_ONLY!r}])"
+        )
 
 
 def _masked_only(trace: Any) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 from stopkit._json import JSONDecodeFailed, loads
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._bedrock_guardrail import ACTION, TRACE
+from stopkit.adapters._bedrock_guardrail import ACTION, MASKED_ONLY, TRACE
 from stopkit.adapters._bedrock_invoke_rules import (
     LLAMA,
     MISTRAL,
@@ -249,7 +249,9 @@ class BedrockInvokeStream(Accumulator):
         body = self.reply()
         reading = self._read(body) if self._chunks is not None else Reading(body)
         ended = self._ended
-        if not ended and reading.filter is not None and self._intervened:
+        # A guardrail that replaced the answer ends the stream; one that only masked it does not.
+        replaced = MASKED_ONLY not in reading.details
+        if not ended and reading.filter is not None and self._intervened and replaced:
             ended = True
             reading.notes.append(
                 f"the stream ended without its {_END}, after a guardrail intervened: "

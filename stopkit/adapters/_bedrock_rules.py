@@ -1,27 +1,26 @@
-"""Amazon Bedrock Converse's rules: the `stopReason` table, the stream's exception events, one step.
+"""Amazon Bedrock Converse's rules: the `stopReason` table, the stream's exception events.
 
 What Bedrock says beside `stopReason` is a fact the reader records and the engine weighs: a
 `toolUse` answered by a `toolResult` in the same reply (a server tool) is not pending, and an
 InvokeModel body whose `amazon-bedrock-guardrailAction` is `INTERVENED` carries a guardrail
-filter (unless its trace shows the guardrail only masked the text). The one step is
-`malformed_tool_use`: Bedrock itself says the calls are broken, so they are cut.
+filter (unless its trace shows the guardrail only masked the text). Two values say the calls
+themselves are broken (`BAD_CALLS`): the engine marks every call under one incomplete.
 """
 
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._calls import cut
 from stopkit.adapters._engine import Rules
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Verdict
 
 __all__ = [
+    "BAD_CALLS",
     "GUARDRAIL_ACTIONS",
     "PROVIDER",
     "RULES",
     "SIGNALS",
     "STOP_REASONS",
     "STREAM_ERRORS",
-    "malformed_tool_use",
 ]
 
 PROVIDER = "bedrock"
@@ -64,26 +63,11 @@ GUARDRAIL_ACTIONS: dict[str, Verdict] = {
 SIGNALS: dict[str, Verdict] = {**STOP_REASONS, **STREAM_ERRORS}
 
 
-def malformed_tool_use(reading: Reading, reason: StopReason, detail: str | None) -> Verdict:
-    """Cut every call of a `malformed_tool_use` reply: Bedrock says the tool use is broken.
+# The stopReasons that say the model's tool use or output is broken: a call under one is never
+# run. botocore describes no value; the words are Bedrock's names, spelled out.
+BAD_CALLS: dict[str, str] = {
+    "malformed_model_output": "Bedrock reported the model's output as malformed",
+    "malformed_tool_use": "Bedrock reported the tool use as malformed",
+}
 
-    Example:
-        >>> from stopkit.adapters._calls import tool_call
-        >>> reading = Reading(raw={}, raw_reason="malformed_tool_use")
-        >>> reading.calls = [tool_call("t1", "f", {})]
-        >>> _ = malformed_tool_use(reading, StopReason.UNKNOWN, "error")
-        >>> reading.calls[0].complete
-        False
-    """
-    calls = reading.calls
-    if calls and reading.raw_reason == "malformed_tool_use":
-        reading.calls = [cut(c, "Bedrock reported the tool use as malformed") for c in calls]
-        n = len(calls)
-        reading.notes.append(
-            f"stopReason 'malformed_tool_use': {n} tool call{'' if n == 1 else 's'} "
-            "marked incomplete"
-        )
-    return reason, detail
-
-
-RULES = Rules(PROVIDER, "stopReason", STOP_REASONS, steps=(malformed_tool_use,))
+RULES = Rules(PROVIDER, "stopReason", STOP_REASONS, bad_calls=BAD_CALLS)

@@ -6,7 +6,9 @@ reinterpret the stop value with one provider's knowledge (vLLM's `stop_reason`, 
 `incomplete_details.reason`, a Gemini continuation without its token). The order is written
 here only, and so are the notes: they read the same whichever provider sent the reply.
 
-Per reply, first match wins:
+Before the order: every call under a stop value that says the calls themselves are bad
+(`Rules.bad_calls`: a malformed, undeclared or one-too-many call) is marked incomplete, its
+error naming the value. Then, per reply, first match wins:
 
 0. a stream cut before its end, or a reply that could not be read: unknown;
 1. filtered: a refusal, a filter signal, a filtering stop value;
@@ -63,6 +65,9 @@ class Rules:
     value_notes: Mapping[str, str] = field(default_factory=dict)
     """A note per raw value that needs one (which dialect sent it, what it means)."""
     steps: tuple[Step, ...] = ()
+    bad_calls: Mapping[str, str] = field(default_factory=dict)
+    """Stop values that say the calls themselves are bad (malformed, undeclared, too many),
+    each with what it says: every call under one is marked incomplete, never run."""
 
 
 def look_up(table: Mapping[str, Verdict], title: str, raw: Any, notes: list[str]) -> Verdict:
@@ -176,6 +181,9 @@ def decide(reading: Reading, rules: Rules) -> Stop:
     for step in rules.steps:
         reason, detail = step(reading, reason, detail)
     calls = reading.calls
+
+    if calls and rules.bad_calls:
+        calls = _refused_calls(reading, rules, raw, calls)
 
     answered = reading.answered
     if answered and calls:
@@ -291,6 +299,23 @@ def decide(reading: Reading, rules: Rules) -> Stop:
             "raw": reading.raw,
         }
     )
+
+
+def _refused_calls(reading: Reading, rules: Rules, raw: Any, calls: Any) -> Any:
+    """The calls, each marked incomplete when the stop value says the calls themselves are bad.
+
+    The value is looked up under its table name (`reading.named`, where the reader decoded an
+    enum number or another letter case). The error names the value: it overrules a call's own.
+    """
+    name = reading.named or raw
+    meaning = rules.bad_calls.get(name) if type(name) is str else None
+    if meaning is None:
+        return calls
+    said = _said(rules, raw) if name == raw else f"{rules.title} {raw!r} ({name})"
+    reading.notes.append(
+        f"{said} says the calls themselves are bad: {_calls(len(calls))} marked incomplete"
+    )
+    return [cut(c, f"{said}: {meaning}", overrule=True) for c in calls]
 
 
 def _cut_calls(calls: Any, cut_in_call: bool, raw: Any) -> list[ToolCall]:

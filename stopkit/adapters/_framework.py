@@ -34,7 +34,7 @@ from stopkit.adapters._ollama_rules import RULES as OLLAMA_RULES
 from stopkit.adapters._openai_chat_rules import RULES as CHAT_RULES
 from stopkit.adapters._openai_responses_rules import RULES as RESPONSES_RULES
 
-__all__ = ["WIRES", "class_of", "family", "wrapped"]
+__all__ = ["BAD_CALLS", "WIRES", "class_of", "family", "wrapped"]
 
 #: The built-in adapter's rules per wire format a framework may wrap (by the adapter's name).
 WIRES: dict[str, Rules] = {
@@ -45,6 +45,12 @@ WIRES: dict[str, Rules] = {
     "bedrock": BEDROCK_RULES,
     "ollama": OLLAMA_RULES,
     "cohere": COHERE_RULES,
+}
+
+#: Every wire format's stop values that say the calls themselves are bad, with what each says:
+#: for a framework whose own rules decide a value read with another wire format's table.
+BAD_CALLS: dict[str, str] = {
+    value: meaning for rules in WIRES.values() for value, meaning in rules.bad_calls.items()
 }
 
 

@@ -10,6 +10,8 @@ built-in tools) are not. Two values are looked up by the reader itself (`decode`
 through `BLOCK_REASONS` (a blocked prompt), and a value the table does not hold as sent — an
 enum number, or another letter case (google-genai's enums are case-insensitive) — is decoded.
 The one provider step: a `CONTINUATION` without a continuationToken cannot be resumed.
+Three values say the calls themselves are bad (`BAD_CALLS`): the engine marks every call under
+one incomplete.
 
 Example:
     >>> FINISH_REASONS["SAFETY"]
@@ -27,6 +29,7 @@ from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value
 
 __all__ = [
+    "BAD_CALLS",
     "BLOCK_REASONS",
     "BLOCK_TITLE",
     "FINISH_REASONS",
@@ -95,6 +98,10 @@ BLOCK_REASONS: dict[str, Verdict] = {
     "JAILBREAK": (_R.FILTERED, "prompt_blocked"),
     # The proto default; sent with no candidates, the prompt was still refused.
     "BLOCKED_REASON_UNSPECIFIED": (_R.FILTERED, "prompt_blocked"),
+    # The same default as the Gemini API proto spells it (generative_service.proto,
+    # GenerateContentResponse.PromptFeedback.BlockReason; google-ai-generativelanguage's
+    # generative_service.py): a REST body may carry this spelling.
+    "BLOCK_REASON_UNSPECIFIED": (_R.FILTERED, "prompt_blocked"),
 }
 """`promptFeedback.blockReason` -> (reason, detail): a blocked prompt, before any candidate."""
 
@@ -152,12 +159,14 @@ def decode(
         numbering = "Vertex AI" if vertex else "Gemini API"
         notes.append(f"{title} {raw} decoded as {name!r} ({numbering} enum numbering)")
         reading.details["decoded_reason"] = name
+        reading.named = name
         return table[name]
     if type(raw) is str and raw not in table:
         upper = raw.upper()
         entry = table.get(upper)
         if entry is not None:  # google-genai's enums are case-insensitive; so is stopkit
             notes.append(f"{title} {raw!r} read as {upper!r} (case-insensitive)")
+            reading.named = upper
             return entry
     return look_up(table, title, raw, notes)
 
@@ -194,4 +203,21 @@ def continuation_needs_token(reading: Reading, reason: StopReason, detail: str |
     return reason, detail
 
 
-RULES = Rules(PROVIDER, FINISH_TITLE, FINISH_REASONS, steps=(continuation_needs_token,))
+# The finishReasons that say the function calls themselves are bad: a call under one is never
+# run. What each says, from google-genai types.py (the docstring of each `FinishReason` value).
+BAD_CALLS: dict[str, str] = {
+    "MALFORMED_FUNCTION_CALL": "the model generated a function call that is syntactically invalid",
+    "UNEXPECTED_TOOL_CALL": (
+        "the model generated a function call that is semantically invalid (function calling "
+        "not enabled, or a function not declared)"
+    ),
+    "TOO_MANY_TOOL_CALLS": "the model made too many tool calls in a single request",
+}
+
+RULES = Rules(
+    PROVIDER,
+    FINISH_TITLE,
+    FINISH_REASONS,
+    steps=(continuation_needs_token,),
+    bad_calls=BAD_CALLS,
+)

@@ -9,7 +9,9 @@ it changed keeps the provider's own in `provider_specific_fields["native_finish_
 format (named by `_hidden_params`, or else by the model); LiteLLM's Anthropic handler maps the
 value before any choice sees it, and keeps Anthropic's `stop_reason` in the message's
 `provider_specific_fields` for the stops it cares to (`KEPT_STOP_REASON`). A kept value wins.
-Without one LiteLLM's own value is read (`LITELLM_FINISH_REASON`), with a note.
+Without one LiteLLM's own value is read (`LITELLM_FINISH_REASON`), with a note; where LiteLLM's
+map sends several of the provider's values to it (`COLLAPSED`) the note names them, and a
+`length` is `output_limit` with no detail (`COLLAPSED_VERDICTS`).
 
 Example:
     >>> wire_of({"custom_llm_provider": "vertex_ai"}, "gemini-2.5-flash")
@@ -25,11 +27,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from stopkit._stop import StopReason
 from stopkit.adapters._engine import Rules
-from stopkit.adapters._framework import WIRES, family, wrapped
+from stopkit.adapters._framework import BAD_CALLS, WIRES, family, wrapped
 from stopkit.adapters._reading import Verdict
 
 __all__ = [
+    "COLLAPSED",
+    "COLLAPSED_VERDICTS",
     "KEPT_STOP_REASON",
     "LITELLM_FINISH_REASON",
     "NAME",
@@ -54,7 +59,16 @@ LITELLM_FINISH_REASON: dict[str, Verdict] = {
 }
 
 #: The rules of LiteLLM's own value: OpenAI Chat's (its dialect notes and steps) on its table.
-RULES = replace(wrapped("openai.chat", NAME, "finish_reason"), table=LITELLM_FINISH_REASON)
+#: A native value is decided under them too: every wire format's values that say the calls
+#: themselves are bad come along, and LiteLLM's lowercased Vertex AI one.
+RULES = replace(
+    wrapped("openai.chat", NAME, "finish_reason"),
+    table=LITELLM_FINISH_REASON,
+    bad_calls={
+        **BAD_CALLS,
+        "malformed_function_call": WIRES["gemini"].bad_calls["MALFORMED_FUNCTION_CALL"],
+    },
+)
 
 # LiteLLM's provider names (litellm/types/utils.py `LlmProviders`) whose native values are not
 # OpenAI Chat's, and the wire format they are in. Every other provider (openai, azure, groq,
@@ -77,6 +91,107 @@ NATIVE: dict[str, Rules] = {
     name: wrapped(name, NAME, f"{name} native_finish_reason")
     for name in ("openai.chat", *dict.fromkeys(PROVIDER_WIRES.values()))
 }
+
+# LiteLLM's map of each wire format's own values onto its own (core_helpers.py,
+# `map_finish_reason` over `_FINISH_REASON_MAP`, which makes a value it does not know `stop`),
+# litellm 1.110.2: every LiteLLM value it sends several of one wire format's values to, and
+# those values, in the table's order. Where LiteLLM kept no provider value, such a value no
+# longer says which it stands for. A test pins this table to LiteLLM's own map.
+COLLAPSED: dict[str, dict[str, tuple[str, ...]]] = {
+    "openai.chat": {
+        "stop": (
+            "stop",
+            "insufficient_system_resource",
+            "abort",
+            "error",
+            "repetition",
+            "eos",
+            "model_length",
+        ),
+    },
+    "anthropic": {
+        "stop": (
+            "end_turn",
+            "stop_sequence",
+        ),
+        "length": (
+            "max_tokens",
+            "model_context_window_exceeded",
+            "pause_turn",
+            "compaction",
+        ),
+    },
+    "bedrock": {
+        "stop": (
+            "end_turn",
+            "stop_sequence",
+            "malformed_model_output",
+            "malformed_tool_use",
+        ),
+        "length": (
+            "max_tokens",
+            "model_context_window_exceeded",
+        ),
+        "content_filter": (
+            "guardrail_intervened",
+            "content_filtered",
+        ),
+    },
+    "gemini": {
+        "stop": (
+            "STOP",
+            "MODEL_ARMOR",
+            "PUP_LIMITED_DISABLED",
+            "MALFORMED_FUNCTION_CALL",
+            "UNEXPECTED_TOOL_CALL",
+            "TOO_MANY_TOOL_CALLS",
+            "MALFORMED_RESPONSE",
+            "MISSING_THOUGHT_SIGNATURE",
+            "FINISH_REASON_UNSPECIFIED",
+        ),
+        "length": (
+            "MAX_TOKENS",
+            "CONTINUATION",
+        ),
+        "content_filter": (
+            "SAFETY",
+            "RECITATION",
+            "LANGUAGE",
+            "BLOCKLIST",
+            "PROHIBITED_CONTENT",
+            "SPII",
+            "IMAGE_SAFETY",
+            "IMAGE_PROHIBITED_CONTENT",
+            "IMAGE_RECITATION",
+            "ESCALATION",
+            "OTHER",
+            "IMAGE_OTHER",
+            "NO_IMAGE",
+        ),
+    },
+    "ollama": {
+        "stop": (
+            "stop",
+            "load",
+            "unload",
+            "",
+        ),
+    },
+    "cohere": {
+        "stop": (
+            "COMPLETE",
+            "STOP_SEQUENCE",
+            "ERROR",
+            "TIMEOUT",
+        ),
+    },
+}
+"""wire format -> LiteLLM's value -> the wire format's values LiteLLM's map sends to it."""
+
+#: LiteLLM's own values read another way where they stand for several of the provider's values
+#: and no provider value was kept: a `length` says a ceiling (or a pause) was reached, not which
+#: (DESIGN section 3: never a guessed `max_tokens`).
+COLLAPSED_VERDICTS: dict[str, Verdict] = {"length": (StopReason.OUTPUT_LIMIT, None)}
 
 #: Anthropic's own `stop_reason`, which LiteLLM's Anthropic handler keeps in the message's (a
 #: stream chunk's delta's, the reply's `_hidden_params`) `provider_specific_fields` for a refusal,

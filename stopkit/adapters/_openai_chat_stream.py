@@ -8,8 +8,10 @@ adapter's own reader reads: a stream and its non-streaming twin give the same `S
 A choice has ended at the chunk carrying its `finish_reason` (or the legacy `finish_details`).
 A later finish value replaces the one held only when it is at least as strict (Azure's
 asynchronous filter sends `content_filter` after `stop`); text and tool calls sent after the
-end are not taken (a note counts the chunks). Filter annotations, errors and usage are read
-whenever they come: the usage-only chunk (`choices: []`) arrives after the end.
+end are not taken (a note counts the chunks), but for a call of a new index after a
+`tool_calls` finish: Together finishes each call of a turn that way, then sends the next.
+Filter annotations, errors and usage are read whenever they come: the usage-only chunk
+(`choices: []`) arrives after the end.
 
 Legacy Completions streams are the same chunks with a `text` body in each choice:
 `_openai_completions_stream` subclasses `Choice` and `ChatStream` for them.
@@ -27,6 +29,10 @@ from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = ["ChatStream", "Choice"]
+
+# The finish value some servers send after each call of a turn (Together), the next call
+# following: a new tool-call index after it belongs to the same turn (DESIGN section 3).
+_EACH_CALL = "tool_calls"
 
 
 class _Call:
@@ -57,9 +63,11 @@ class Choice:
     """The finish_reason table, for `stricter`."""
 
     __slots__ = (
+        "after",
         "by_id",
         "by_index",
         "calls",
+        "closed",
         "error",
         "filter_results",
         "finish",
@@ -79,6 +87,8 @@ class Choice:
         self.calls: list[_Call] = []
         self.by_index: dict[int, int] = {}
         self.by_id: dict[str, int] = {}
+        self.closed = 0  # the calls a `tool_calls` finish closed (those before it)
+        self.after = 0  # the calls of a new index taken after a `tool_calls` finish
         self.legacy_name: str | None = None
         self.legacy_args: list[str] = []
         self.finish: Any = None
@@ -102,6 +112,8 @@ class Choice:
             if stricter(self.table, self.finish, finish):
                 self.finish = finish
                 self.stop_reason = said.get("stop_reason")
+                if finish == _EACH_CALL:
+                    self.closed = len(self.calls)
         if self.finish_details is None:
             self.finish_details = said.get("finish_details")
         native = said.get("native_finish_reason")
@@ -127,9 +139,18 @@ class Choice:
         refusal = delta.get("refusal")
         fragments = delta.get("tool_calls")
         legacy = delta.get("function_call")
-        if self.ended:
-            if content or refusal or fragments or legacy is not None:
-                self.late += 1  # the choice has ended: nothing sent after it is taken
+        if self.ended:  # nothing sent after the end is taken, but a call of a new index
+            late = bool(content or refusal or legacy is not None)
+            before = len(self.calls)
+            for fragment in listed(fragments) if fragments else ():
+                said = wire(fragment)
+                if self._same_turn(said):
+                    self._merge_call(said)
+                else:
+                    late = True
+            self.after += len(self.calls) - before
+            if late:
+                self.late += 1
             return
         if content:
             text = content if type(content) is str else visible_text(content)
@@ -149,8 +170,22 @@ class Choice:
             if isinstance(arguments, str) and arguments:
                 self.legacy_args.append(arguments)
 
+    def _same_turn(self, fragment: Any) -> bool:
+        """Say whether a tool-call fragment sent after the end still belongs to this turn.
+
+        After a `tool_calls` finish only: a fragment of an index no call before that finish
+        had (Together finishes each call of a turn with `tool_calls`, then sends the next).
+        """
+        if self.finish != _EACH_CALL:
+            return False
+        index = _index(fragment)
+        if type(index) is not int:
+            return False
+        position = self.by_index.get(index)
+        return position is None or position >= self.closed
+
     def _merge_call(self, fragment: Any) -> None:
-        index = fragment.get("index")
+        index = _index(fragment)
         sent = fragment.get("id")
         call_id = sent if isinstance(sent, str) and sent else None
         position: int | None
@@ -319,16 +354,22 @@ class ChatStream:
             if self._choices:
                 states = [self._choices[i] for i in sorted(self._choices)]
                 for reading, state in zip(readings, states, strict=True):
-                    self._facts(reading, state.ended, state.late)
+                    self._facts(reading, state.ended, state.late, state.after)
             else:  # no choice arrived: only a blocked prompt ends such a stream
                 (reading,) = readings
-                self._facts(reading, reading.filter is not None, 0)
+                self._facts(reading, reading.filter is not None, 0, 0)
             self._cache = tuple(decide(reading, self._rules) for reading in readings)
         return self._cache
 
-    def _facts(self, reading: Reading, ended: bool, late: int) -> None:
+    def _facts(self, reading: Reading, ended: bool, late: int, after: int) -> None:
         """Set what only the stream knows on one choice's reading."""
         reading.ended = ended
+        if after:
+            calls = f"{after} tool call" + ("" if after == 1 else "s")
+            reading.notes.append(
+                f"{calls} of a new index after finish_reason {_EACH_CALL!r}: taken into the "
+                "same turn (a server that finishes each call, as Together does)"
+            )
         if not ended:
             reading.notes.append(
                 f"the stream ended after {_chunks(self._events)} without a finish_reason"
@@ -345,3 +386,14 @@ class ChatStream:
 
 def _chunks(n: int) -> str:
     return f"{n} chunk" + ("" if n == 1 else "s")
+
+
+def _index(fragment: Any) -> Any:
+    """A tool-call fragment's `index`; an integral float as its int.
+
+    Together's SDK types the index as a float (together/types/tool_choice.py, `ToolChoice.index`).
+    """
+    index = fragment.get("index")
+    if type(index) is float and index.is_integer():
+        return int(index)
+    return index

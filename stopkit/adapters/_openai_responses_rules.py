@@ -6,7 +6,8 @@ item ceiling, a steer); a `failed` response whose `error.code` is a policy code 
 a policy, which is a filter, not an error. The pauses are table rows: `queued` and
 `in_progress` (a background response still being generated: poll it), `max_messages` and
 `steered` (the turn continues in a next request). Everything else a Response says (a refusal
-content part, client calls answered in the same reply, usage, the request's
+content part, client calls answered in the same reply, an image generation blocked by
+moderation (`IMAGE_ERROR_CODE`: a filter when nothing else came), usage, the request's
 `max_output_tokens`) is a fact the reader records and the engine weighs in DESIGN order.
 
 A stream may send its terminal event twice; `signal` names the most specific stop value of a
@@ -32,6 +33,7 @@ from stopkit.adapters._wire import listed, raw_value, wire
 
 __all__ = [
     "ERROR_CODE",
+    "IMAGE_ERROR_CODE",
     "INCOMPLETE_REASON",
     "PROVIDER",
     "RULES",
@@ -83,6 +85,15 @@ ERROR_CODE: dict[str, Verdict] = {
     "image_content_policy_violation": (StopReason.FILTERED, "policy"),
 }
 """A `failed` reply's policy `error.code` -> (reason, detail): filtered, not an error."""
+
+# A failed `image_generation_call` item's `error.code`: openai/types/responses/
+# response_output_item.py (ImageGenerationCallError: "Details of a moderation failure";
+# `moderation_details` are "public details for a `moderation_blocked` error"). An image the
+# moderation blocked, as the reply's only output, is a filtered reply; beside other output, a note.
+IMAGE_ERROR_CODE: dict[str, str] = {
+    "moderation_blocked": "safety",
+}
+"""A failed image_generation_call's `error.code` -> the filter's detail (the only output)."""
 
 #: Every stop value `signal` may name, for a stream's `stricter` (the three tables' keys are
 #: distinct, which a test pins).

@@ -24,7 +24,7 @@ from typing import Any
 
 from stopkit._stop import StopReason
 from stopkit.adapters._engine import Rules
-from stopkit.adapters._framework import WIRES
+from stopkit.adapters._framework import BAD_CALLS, WIRES
 from stopkit.adapters._gemini_rules import BLOCK_REASONS
 from stopkit.adapters._openai_responses_rules import SIGNALS as RESPONSES
 from stopkit.adapters._reading import Reading, Verdict
@@ -134,4 +134,6 @@ def suspended(reading: Reading, reason: StopReason, detail: str | None) -> Verdi
     return verdict
 
 
-RULES = Rules(PROVIDER, "finish_reason", FINISH_REASON, steps=(suspended,))
+# The raw value is decided under these rules whichever table read it: the wire formats' values
+# that say the calls themselves are bad come along (a call under one is never run).
+RULES = Rules(PROVIDER, "finish_reason", FINISH_REASON, steps=(suspended,), bad_calls=BAD_CALLS)

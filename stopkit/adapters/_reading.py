@@ -37,6 +37,8 @@ class Reading:
 
     - `verdict`: the table's answer when the reader looked it up itself (another table, a
       decoded number); None lets the engine look `raw_reason` up in the adapter's table.
+    - `named`: the table's name of `raw_reason` where the reader decoded it (an enum number,
+      another letter case); None when the value as sent is the name.
     - `text`: the visible text, thinking/reasoning excluded.
     - `calls`: client tool calls, in order (server-executed tools are not calls).
     - `answered`: ids of calls whose result already sits in the same reply (run by the provider).
@@ -55,14 +57,15 @@ class Reading:
     # in about half the time of a class-level default.
     __slots__ = (
         "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "filter",
-        "malformed", "notes", "raw", "raw_reason", "refusal", "stop_sequence", "text", "usage",
-        "verdict",
+        "malformed", "named", "notes", "raw", "raw_reason", "refusal", "stop_sequence", "text",
+        "usage", "verdict",
     )  # fmt: skip
 
     def __init__(self, raw: Any, raw_reason: Any = None) -> None:
         self.raw = raw
         self.raw_reason = raw_reason
         self.verdict: Verdict | None = None
+        self.named: str | None = None
         self.text = ""
         self.calls: Sequence[ToolCall] = ()
         self.answered: Collection[str] | None = None

@@ -37,6 +37,7 @@ __all__ = ["STOP_REASONS", "STREAM_ERRORS", "BedrockAdapter", "read"]
 #: Top-level reply fields kept in `Stop.details` under their wire names. The two
 #: `amazon-bedrock-*` fields come with Nova replies read through InvokeModel.
 _DETAIL_FIELDS = ("trace", "additionalModelResponseFields", ACTION, TRACE)
+_INTERVENED = "stopReason 'guardrail_intervened'"
 
 
 def read(reply: Any) -> Reading:
@@ -66,7 +67,10 @@ def read(reply: Any) -> Reading:
             "stopReason 'stop_sequence' without the matched sequence (ask for it with "
             "additionalModelResponseFieldPaths=['/stop_sequence'])"
         )
-    guardrail(reading, fields)
+    # Converse says in its stop value itself that a guardrail intervened (the table filters).
+    guardrail(
+        reading, fields, _INTERVENED if reading.raw_reason == "guardrail_intervened" else None
+    )
     usage = fields.get("usage")
     if usage is not None:
         details["usage"] = usage

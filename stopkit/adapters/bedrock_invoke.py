@@ -168,8 +168,8 @@ class BedrockInvokeAdapter:
         "`amazon-bedrock-invocationMetrics` (Bedrock adds them to the last chunk), or at an "
         "exception event (unknown/error; `modelTimeoutException`: unknown/timeout). The "
         "metrics' counts fill what the family's own counts do not say.",
-        "A guardrail that intervened (`INTERVENED`, and no trace showing only masking) filters "
-        "the stream even when no last chunk follows: Bedrock replaced the answer.",
+        "A guardrail that intervened (`INTERVENED`) filters the stream; unless its trace shows "
+        "only masking, even when no last chunk follows: Bedrock replaced the answer.",
         "Cohere Command (generate) streams are not read: their chunks are not documented for "
         "Bedrock, and their `text`/`is_finished` events are Cohere's own v1 stream events.",
     )

@@ -7,7 +7,8 @@ tokens, `completion_tokens` includes reasoning); then what LiteLLM says beside i
 `provider_specific_fields["native_finish_reason"]`, wins over LiteLLM's mapped `finish_reason`,
 read with the table of the provider named by `_hidden_params["custom_llm_provider"]` (or the
 model). Where LiteLLM kept none — its stream chunks never do — LiteLLM's own value is read, and
-a note says so. The Stop's `details["litellm_finish_reason"]` keeps LiteLLM's value where the
+a note says so; where that value stands for several of the provider's (`COLLAPSED`), the note
+names them, and a `length` is `output_limit` with no detail (never a guessed `max_tokens`). The Stop's `details["litellm_finish_reason"]` keeps LiteLLM's value where the
 native one was read.
 
 Objects are recognized by their class (`litellm.*`): `import stopkit` never imports LiteLLM.
@@ -29,6 +30,8 @@ from stopkit.adapters import _openai_chat_turns
 from stopkit.adapters._engine import Rules, decide, look_up, stricter
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._litellm_rules import (
+    COLLAPSED,
+    COLLAPSED_VERDICTS,
     KEPT_STOP_REASON,
     LITELLM_FINISH_REASON,
     NAME,
@@ -121,6 +124,7 @@ def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: A
                 "(LiteLLM keeps the provider's value only where it maps it to another, and "
                 "turns a missing value into 'stop')"
             )
+            _collapsed(reading, name, own)
             continue
         rules = kept_rules or NATIVE[name]
         reading.raw_reason = native
@@ -150,6 +154,27 @@ def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: A
         for step in rules.steps:  # the provider's own knowledge of its value comes along too
             verdict = step(reading, *verdict)
         reading.verdict = verdict
+
+
+def _collapsed(reading: Reading, name: str, own: Any) -> None:
+    """LiteLLM's own value, no provider value kept: say which of the provider's it stands for.
+
+    Where LiteLLM's map sends several of the wire format's values to `own` (`COLLAPSED`), the
+    note names them; a value that then says less (`COLLAPSED_VERDICTS`: `length`) is read so.
+    """
+    values = COLLAPSED.get(name, {}).get(own) if type(own) is str else None
+    if values is None:
+        return
+    said = f"its {own!r} stands for any of {name}'s " + ", ".join(repr(v) for v in values)
+    verdict = COLLAPSED_VERDICTS.get(own)
+    if verdict is None:
+        reading.notes.append(f"LiteLLM's map: {said}")
+        return
+    reading.notes.append(
+        f"LiteLLM did not keep the provider's value: {said}, so which is not known: "
+        f"{verdict[0].value} with no detail"
+    )
+    reading.verdict = verdict
 
 
 class LiteLLMStream:

@@ -180,7 +180,9 @@ class OpenAIChatAdapter:
         "(choices: []) is read for usage only.",
         "Azure's asynchronous filter may send content_filter after stop, or annotation chunks "
         "with filtered: true: the later, stricter signal wins; a milder one never does.",
-        "Text or tool calls sent after a choice's finish_reason are ignored (a note counts them).",
+        "Text or tool calls sent after a choice's finish_reason are ignored (a note counts them), "
+        "but the calls of a new tool-call index after a tool_calls finish: servers that finish "
+        "each call that way (Together) send the next call after it, in the same turn.",
         "A chunk carrying an error object (Groq, OpenRouter) makes the reply unknown/error "
         "unless it was already filtered or cut off.",
     )

@@ -29,6 +29,7 @@ from stopkit.adapters._openai_responses_calls import (
 )
 from stopkit.adapters._openai_responses_rules import (
     ERROR_CODE,
+    IMAGE_ERROR_CODE,
     INCOMPLETE_REASON,
     PROVIDER,
     RULES,
@@ -125,11 +126,19 @@ def read_items(reading: Reading, items: list[Any]) -> None:
     refusal: list[str] = []
     calls: list[ToolCall] = []
     answered: set[str] | None = None
+    blocked: list[Any] = []  # the errors of image generations moderation blocked
+    other = 0  # output items beside those (reasoning is not output)
     for item in items:
         fields = wire(item)
         kind = fields.get("type")
         if type(kind) is not str:
             continue  # an item of no known type is neither text nor a call
+        error = _blocked_image(fields) if kind == "image_generation_call" else None
+        if error is not None:
+            blocked.append(error)
+            continue
+        if kind != "reasoning":
+            other += 1
         if kind == "message":
             shown, refused = message_parts(fields)
             text += shown
@@ -150,6 +159,37 @@ def read_items(reading: Reading, items: list[Any]) -> None:
             reading.filter = ("refusal", "an empty refusal content part")
     reading.calls = calls
     reading.answered = answered
+    if blocked:
+        _image_blocked(reading, blocked, other)
+
+
+def _blocked_image(fields: Any) -> Any:
+    """The error of an image_generation_call that failed with a code of IMAGE_ERROR_CODE."""
+    if raw_value(fields.get("status")) != "failed":
+        return None
+    error = fields.get("error")
+    code = raw_value(wire(error).get("code"))
+    return to_json(error) if type(code) is str and code in IMAGE_ERROR_CODE else None
+
+
+def _image_blocked(reading: Reading, blocked: list[Any], other: int) -> None:
+    """Record image generations moderation blocked: the reply's filter when nothing else came."""
+    reading.details["moderation_blocked"] = blocked
+    code = raw_value(wire(blocked[0]).get("code"))
+    n = len(blocked)
+    calls = f"{n} image_generation_call" + ("" if n == 1 else "s")
+    if other:
+        reading.notes.append(
+            f"{calls} {'was' if n == 1 else 'were'} blocked by moderation ({code}) beside the "
+            "rest of the output: the reply stands, the moderation details are in "
+            "details['moderation_blocked']"
+        )
+    else:
+        reading.filter = (
+            IMAGE_ERROR_CODE[code],
+            f"the reply's only output, {calls}, {'was' if n == 1 else 'were'} blocked by "
+            f"moderation ({code})",
+        )
 
 
 class OpenAIResponsesAdapter:
