@@ -175,20 +175,24 @@ def final_response(
             "final_response found no AI message after the last human message: "
             "the graph made no model call"
         )
-    *before, last = stops
-    if last.reason is not StopReason.TOOL_REQUEST:
-        termination = _ENDED[last.reason]
-    elif kind_of(run[-1]) in _REPLIES and _repeats(before, last):
-        termination = Termination.LOOP_DETECTED
-    else:  # the calls were left pending, or run with no reply after them
-        termination = Termination.MAX_TURNS
+    termination = _termination(stops, pending=kind_of(run[-1]) in _REPLIES)
     tool_calls = sum(1 for message in run if getattr(message, "type", None) == "tool")
-    text = last.text
+    text = stops[-1].text
     if text == "":
         log_empty_final(termination, len(stops), tool_calls)
     if on_event is not None:
         on_event(LoopEnded(termination, len(stops), tool_calls, text == ""))
     return text or None
+
+
+def _termination(stops: Sequence[Stop], *, pending: bool) -> Termination:
+    """How a run whose replies were `stops` ended (`pending`: its last message is the reply)."""
+    *before, last = stops
+    if last.reason is not StopReason.TOOL_REQUEST:
+        return _ENDED[last.reason]
+    if pending and _repeats(before, last):
+        return Termination.LOOP_DETECTED
+    return Termination.MAX_TURNS  # the calls were left pending, or run with no reply after them
 
 
 def _messages(state: Any, key: str) -> Sequence[Any]:
