@@ -11,8 +11,8 @@ never goes on with a cut or refused reply.
 A streamed call is read once, when LangChain ends it (its chunks merged): the chunks have
 been yielded by then, and the error is raised from the stream's end. LangChain logs a
 callback's exception at WARNING (`Error in StopCallback.on_llm_end callback`) before it
-propagates; the handler runs inline (`run_inline`), so the error reaches the caller of an
-async call too.
+propagates. In an async call `on_stop` runs in the caller's thread, on its event loop (the
+handler is `run_inline`), not in LangChain's executor.
 
 Example:
     >>> model = ChatAnthropic(model="claude-sonnet-4-5",  # doctest: +SKIP
@@ -61,7 +61,7 @@ class StopCallback(BaseCallbackHandler):
     """
 
     # LangChain logs and swallows a handler's exception unless it says `raise_error`; run inline,
-    # an async call runs the handler in its own task rather than in an executor thread.
+    # an async call runs the handler in the caller's thread rather than in an executor's.
     raise_error = True
     run_inline = True
 

@@ -7,6 +7,7 @@ ChatOpenAI and ChatAnthropic talk to a loopback HTTP server answering with recor
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,15 @@ async def test_a_reason_in_raise_on_raises_from_the_call(
         model.invoke("Hi", config={"callbacks": [callback]})
     with pytest.raises(error):
         await model.ainvoke("Hi", config={"callbacks": [callback]})
+
+
+async def test_in_an_async_call_on_stop_runs_in_the_callers_thread(server: Loopback) -> None:
+    """ainvoke: on_stop is called on the caller's thread (its event loop), not in an executor."""
+    server.serve(RECORDINGS / "openai_chat" / "stop.json")
+    threads: list[int] = []
+    callback = StopCallback(on_stop=lambda stop: threads.append(threading.get_ident()))
+    await _chat("openai_chat", server).ainvoke("Hi", config={"callbacks": [callback]})
+    assert threads == [threading.get_ident()]
 
 
 def test_a_truncated_stream_raises_at_its_end(server: Loopback) -> None:
