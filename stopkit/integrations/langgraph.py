@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from stopkit._normalize import normalize
 from stopkit._stop import Stop, StopReason
@@ -41,21 +41,8 @@ from stopkit.loop.events import LoopEnded, Termination
 
 __all__ = ["final_response", "stop_condition", "stop_routes"]
 
-Route = Literal[
-    "tool_request",
-    "completed",
-    "output_limit",
-    "filtered",
-    "paused",
-    "stop_sequence",
-    "unknown",
-    "loop_detected",
-]
-"""What `stop_condition` returns: a `StopReason` value, or `"loop_detected"`."""
-
-# langgraph.constants.END (langgraph/constants.py): the name of a graph's end node.
-END = "__end__"
-LOOP_DETECTED: Route = "loop_detected"
+# What `stop_condition` says beyond a `StopReason` value.
+_LOOP_DETECTED = "loop_detected"
 
 # The loop's detector with the loop's defaults (`loop_threshold` 3, `loop_window` 10).
 _SETTINGS = LoopSettings()
@@ -74,7 +61,7 @@ _ENDED: dict[StopReason, Termination] = {
 }
 
 
-def stop_condition(state: Any, messages_key: str = "messages") -> Route:
+def stop_condition(state: Any, messages_key: str = "messages") -> str:
     """Return why the model node's reply stopped: the route of a LangGraph conditional edge.
 
     A drop-in for `tools_condition`: `state` is a list of messages, or holds one under
@@ -100,7 +87,7 @@ def stop_condition(state: Any, messages_key: str = "messages") -> Route:
         )
     stop = normalize(last, adapter="langchain")
     if stop.reason is StopReason.TOOL_REQUEST and _repeats(_stops(_run(messages)[:-1]), stop):
-        return LOOP_DETECTED
+        return _LOOP_DETECTED
     return stop.reason.value
 
 
@@ -108,7 +95,7 @@ def stop_routes(
     *,
     escalate: str,
     tools: str = "tools",
-    end: str = END,
+    end: str = "__end__",  # langgraph.constants.END (langgraph/constants.py)
     retry: str | None = None,
     resume: str | None = None,
 ) -> dict[str, str]:
@@ -143,7 +130,7 @@ def stop_routes(
         StopReason.PAUSED.value: resume or escalate,
         StopReason.FILTERED.value: escalate,
         StopReason.UNKNOWN.value: escalate,
-        LOOP_DETECTED: end,
+        _LOOP_DETECTED: end,
     }
 
 

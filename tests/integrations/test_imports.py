@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -62,3 +63,16 @@ def test_a_missing_framework_names_the_extra_to_install(
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 1
     assert f"pip install 'stopkit[{extra}]'" in run.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("module", ["langgraph", "langchain", "pydantic_ai", "openai_agents"])
+def test_each_module_exports_what_it_defines_and_nothing_else(module: str) -> None:
+    """An integration's `__all__` is every public name it defines (imports aside), sorted."""
+    namespace = importlib.import_module(f"stopkit.integrations.{module}")
+    defined = {
+        name
+        for name, value in vars(namespace).items()
+        if not name.startswith("_") and getattr(value, "__module__", None) == namespace.__name__
+    }
+    assert defined == set(namespace.__all__)
+    assert list(namespace.__all__) == sorted(namespace.__all__)
