@@ -71,7 +71,7 @@ def test_import_loads_no_provider_sdk_nor_httpx() -> None:
         "stopkit.registered_adapters()\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "('anthropic', 'openai', 'httpx', 'httpx2', 'httpx_sse', 'langchain_core', 'litellm',"
-        " 'pydantic_ai', 'agents')"
+        " 'pydantic_ai', 'agents', 'langgraph', 'langchain_openai', 'langchain_anthropic')"
         " or m.startswith('google.genai'))\n"
         "print(json.dumps(bad))"
     )

@@ -16,7 +16,7 @@ from stopkit.loop._run import APPEND_ON_FINISH, Run
 from stopkit.loop.events import Outcome, Termination
 from stopkit.loop.handlers import as_list, user_message
 
-__all__ = ["SYNTHESIZE_PROMPT", "end", "synthesize"]
+__all__ = ["SYNTHESIZE_PROMPT", "end", "log_empty_final", "synthesize"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -54,14 +54,19 @@ def end(
     ):
         text = yield from synthesize(run)
     if text == "":
-        logger.info(
-            "stopkit: the run ended with an empty final answer "
-            "(termination %s, turn %d, %d tool calls)",
-            termination.value,
-            run.turn,
-            len(run.tools.runs),
-        )
+        log_empty_final(termination, run.turn, len(run.tools.runs))
     return run.finish(termination, text)
+
+
+def log_empty_final(termination: Termination, turn: int, tool_calls: int) -> None:
+    """Log at INFO that a run ended with an empty final answer (the loop's, and LangGraph's)."""
+    logger.info(
+        "stopkit: the run ended with an empty final answer "
+        "(termination %s, turn %d, %d tool calls)",
+        termination.value,
+        turn,
+        tool_calls,
+    )
 
 
 def synthesize(run: Run) -> Generator[Request, Any, str]:
