@@ -37,7 +37,7 @@ def test_the_lock_pins_every_requirement_of_the_dev_extra() -> None:
 
 
 def test_ci_and_the_refresh_command_use_the_lock() -> None:
-    """.ci/run installs through the lock; .ci/refresh-lock rewrites it with uv and runs the suite."""
+    """.ci/run installs through the lock; .ci/refresh-lock rewrites it with uv, runs the suite."""
     assert "pip install -c requirements/dev.txt -e '.[dev]'" in (ROOT / ".ci" / "run").read_text()
     refresh = (ROOT / ".ci" / "refresh-lock").read_text()
     assert "uv pip compile" in refresh

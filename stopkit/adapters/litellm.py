@@ -8,8 +8,8 @@ tokens, `completion_tokens` includes reasoning); then what LiteLLM says beside i
 read with the table of the provider named by `_hidden_params["custom_llm_provider"]` (or the
 model). Where LiteLLM kept none — its stream chunks never do — LiteLLM's own value is read, and
 a note says so; where that value stands for several of the provider's (`COLLAPSED`), the note
-names them, and a `length` is `output_limit` with no detail (never a guessed `max_tokens`). The Stop's `details["litellm_finish_reason"]` keeps LiteLLM's value where the
-native one was read.
+names them, and a `length` is `output_limit` with no detail (never a guessed `max_tokens`). The
+Stop's `details["litellm_finish_reason"]` keeps LiteLLM's value where the native one was read.
 
 Objects are recognized by their class (`litellm.*`): `import stopkit` never imports LiteLLM.
 
