@@ -58,7 +58,11 @@ def clip(value: Any, limit: int = LIMIT) -> str:
     # Scrubbed beyond the limit, so that a credential the cut falls inside is still found whole.
     window = limit + _MARGIN
     try:
-        if isinstance(value, str | bytes) and len(value) > window:
+        if isinstance(value, str):
+            # Scrubbed before the repr too: the repr of text holding both quote kinds escapes
+            # them (`\'api_key\': \'...\'`), which no longer reads as a quoted pair.
+            text = repr(redact_text(value[:window], mark=REDACTED))
+        elif isinstance(value, bytes) and len(value) > window:
             text = repr(value[:window])
         else:
             text = _REPR.repr(value)
