@@ -48,6 +48,10 @@ class Outcome(StrEnum):
     """A result whose id is in no line of the request file (`--input`)."""
     NO_RESULT = "no_result"
     """A request of the request file that no results line answers."""
+    DUPLICATE_ID = "duplicate_id"
+    """A results line whose id is on another results line too: a conflict (which one says what
+    became of the request?), so neither is resubmitted. Found by the join with the request file
+    (`--input`) and by a resubmission."""
 
 
 #: The outcomes that say a line of a file could not be read, not what became of a request.

@@ -355,9 +355,17 @@ class Report:
         return state
 
 
-#: Groups that make `stopkit batch` exit 1: unknown stops, errors and lines it could not read.
+#: Groups that make `stopkit batch` exit 1: unknown stops, errors, lines it could not read, and
+#: what the join found wrong (a result with no request, a request with no result, conflicts).
 _FAILING = frozenset(
-    {Outcome.ERRORED, Outcome.UNREADABLE, Outcome.NO_INPUT, Outcome.NO_RESULT} | BAD_LINES
+    {
+        Outcome.ERRORED,
+        Outcome.UNREADABLE,
+        Outcome.NO_INPUT,
+        Outcome.NO_RESULT,
+        Outcome.DUPLICATE_ID,
+    }
+    | BAD_LINES
 )
 #: Replies that need nothing more: their groups' ids are listed only in the JSON report.
 _FINE = frozenset({StopReason.COMPLETED, StopReason.STOP_SEQUENCE, StopReason.TOOL_REQUEST})

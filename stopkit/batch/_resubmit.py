@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._join import is_requests_document, join
+from stopkit.batch._join import is_requests_document, join, result_index
 from stopkit.batch._json import dumps
 from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
@@ -51,10 +51,20 @@ class Resubmission:
 
 
 def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any] | None, Entry]]:
-    """The requests results lines echo; None (and no format) where a line echoed none."""
-    for entry, group, request in report.echoed_requests():
-        fmt = format_of(request)
-        yield group, fmt or "", request if fmt is not None else None, entry
+    """The requests results lines echo; None (and no format) where a line echoed none.
+
+    A line whose id is on another results line too is a conflict (listed as `duplicate_id`),
+    whose request is not resubmitted, as in the join with the request file.
+    """
+    index = result_index(report)
+    try:
+        for entry, group, request in report.echoed_requests():
+            if entry.id is not None and index.conflicted(entry.key):
+                continue
+            fmt = format_of(request)
+            yield group, fmt or "", request if fmt is not None else None, entry
+    finally:
+        index.close()
 
 
 def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str]]) -> None:
