@@ -17,7 +17,7 @@ from typing import Any
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
-from stopkit.batch._lines import document_items, unique
+from stopkit.batch._lines import MAX_LINE_SIZE, bounded_lines, document_items, unique
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
@@ -129,9 +129,10 @@ def result_index(report: Report) -> ResultIndex:
 
 
 _NOT_JSON = object()
+_TOO_LONG = object()
 
 
-def requests_document(path: str) -> list[Any] | None:
+def requests_document(path: str, max_line_size: int = MAX_LINE_SIZE) -> list[Any] | None:
     """The requests of a Message Batches create body (`{"requests": [...]}`), else None.
 
     That is the form Anthropic's API takes (`anthropic.types.messages.BatchCreateParams`);
@@ -142,7 +143,7 @@ def requests_document(path: str) -> list[Any] | None:
         found = doc.get("requests") if type(doc) is dict else None
         return found if type(found) is list else None
 
-    return document_items(path, pick)
+    return document_items(path, pick, max_line_size)
 
 
 _FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"([^"]*)"')
@@ -155,14 +156,20 @@ def is_requests_document(path: str | os.PathLike[str]) -> bool:
     return found is not None and found[1] == b"requests"
 
 
-def request_lines(path: str) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line."""
-    items = requests_document(path)
+def request_lines(path: str, max_line_size: int = MAX_LINE_SIZE) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line.
+
+    A line longer than `max_line_size` bytes is not read (nor held whole): `_TOO_LONG`.
+    """
+    items = requests_document(path, max_line_size)
     if items is not None:
         yield from enumerate(items, 1)
         return
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
+        for number, (raw, _) in enumerate(bounded_lines(f, max_line_size), 1):
+            if raw is None:
+                yield number, _TOO_LONG
+                continue
             if number == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
             if raw.isspace():
@@ -184,7 +191,8 @@ def join(
     its request joins none of them. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
     with no request). A request file named twice is read once. Request lines that are not
-    JSON, or of no known shape, are counted as bad lines of their file. A request file in
+    JSON, of no known shape, or longer than the report's `max_line_size`, are counted as bad
+    lines of their file. A request file in
     another provider's format, or a results file given as the request file, raises
     `BatchUsageError`.
     """
@@ -203,10 +211,11 @@ def join(
                 + ", ".join(sorted(index.keyless))
             )
         for path in unique(inputs):  # a file named twice: its requests would not join again
-            for number, line in request_lines(path):
+            for number, line in request_lines(path, report.max_line_size):
                 place = Entry(None, path, number)
-                if line is _NOT_JSON:
-                    report.add_entry(Group(None, Outcome.NOT_JSON), place)
+                if line is _NOT_JSON or line is _TOO_LONG:
+                    bad = Outcome.NOT_JSON if line is _NOT_JSON else Outcome.LINE_TOO_LONG
+                    report.add_entry(Group(None, bad), place)
                     continue
                 fmt = format_of(line)
                 if fmt is None:

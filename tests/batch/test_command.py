@@ -247,3 +247,25 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_max_line_size_counts_longer_lines_as_bad_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-line-size: a results or request line over it is `line_too_long`, by its place."""
+    long = openai_ok("c-2", chat_body("stop"))
+    long["response"]["body"]["choices"][0]["message"]["content"] = "x" * 5000
+    results = write_jsonl(tmp_path / "r.jsonl", [openai_ok("c-1", chat_body("length")), long])
+    requests = [openai_request("c-1", max_tokens=10), openai_request("c-2", messages=["y" * 5000])]
+    inputs = write_jsonl(tmp_path / "i.jsonl", requests)
+    code, out, _ = _run([str(results), "--input", str(inputs), "--max-line-size", "1000",
+                         "--json"], capsys)  # fmt: skip
+    assert code == 1
+    [bad] = [g for m in json.loads(out)["models"] for g in m["groups"]
+             if g["outcome"] == "line_too_long"]  # fmt: skip
+    assert bad["ids"] == [f"{results}:2", f"{inputs}:2"]
+    code, out, _ = _run([str(results), "--input", str(inputs), "--json"], capsys)
+    assert "line_too_long" not in out  # the default bound is far above these lines
+    with pytest.raises(SystemExit) as refused:
+        _run([str(results), "--max-line-size", "0"], capsys)
+    assert (refused.value.code, "must be greater than 0" in capsys.readouterr().err) == (2, True)
