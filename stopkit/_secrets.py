@@ -333,9 +333,10 @@ def _child_mode(key: Any, mode: str) -> str:
 
 
 def _held_json(text: str, found: set[str] | None, mark: str, mode: str, depth: int) -> str | None:
-    """The JSON object or list `text` holds, redacted and written again; None if none or clean.
+    """`text` redacted as the JSON object or list it holds is; None if it holds none.
 
-    Text that holds no secret is kept exactly as sent (its spacing, its escapes).
+    The JSON's verdict is final (a logprob's `token` in it is kept, as in a body): text that
+    holds no secret is kept exactly as sent (its spacing, its escapes), else written again.
     """
     start = text[:1]
     if start.isspace():
@@ -349,9 +350,7 @@ def _held_json(text: str, found: set[str] | None, mark: str, mode: str, depth: i
     if not isinstance(held, dict | list):
         return None
     redacted = _redact(held, found, mark, mode, depth - 1)
-    if redacted == held:
-        return None
-    return json.dumps(redacted, ensure_ascii=False)
+    return text if redacted == held else json.dumps(redacted, ensure_ascii=False)
 
 
 def _redact(value: Any, found: set[str] | None, mark: str, mode: str, depth: int) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -119,6 +120,19 @@ def test_a_logprob_token_is_model_output() -> None:
     }  # fmt: skip
     assert redact_value(logprobs) == logprobs
     assert redact_value({"token": "sk-1", "user": "u"}) == {"token": REDACTED, "user": "u"}
+
+
+def test_json_held_in_a_string_is_judged_as_the_json_is() -> None:
+    """A string holding JSON is redacted as that JSON is: what the body keeps, the string keeps."""
+    logprobs = {"content": [{"token": "Hi", "logprob": -0.1}],
+                "customMetadata": [{"key": "team", "stringValue": "a"}]}  # fmt: skip
+    held = json.dumps(logprobs)
+    assert redact_value(logprobs) == logprobs
+    assert redact_value({"content": held}) == {"content": held}
+    secret = json.dumps({"note": "see https://h.example/?key=AIza123", "auth": "t-123456"})
+    assert json.loads(redact_value({"content": secret})["content"]) == {
+        "note": "see https://h.example/?key=REDACTED", "auth": REDACTED,
+    }  # fmt: skip
 
 
 def test_header_holders_and_pairs_are_matched_as_headers() -> None:
