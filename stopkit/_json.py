@@ -4,7 +4,9 @@ pydantic-core's parser first (already loaded with pydantic; several times `json.
 bodies); where it refuses a body only for its nesting (it stops at 254 levels) or for a lone
 UTF-16 surrogate escape (a reply cut inside an emoji: JSON's grammar allows it, and `json.loads`,
 hence httpx's `response.json()` and the SDKs, reads it), the standard library reads it, so a
-reply gives the same answer as a `dict` and as its text. A UTF-8 byte order mark is skipped.
+reply gives the same answer as a `dict` and as its text. So does a `str` holding such a surrogate
+itself (as `json.dumps(reply, ensure_ascii=False)` writes it), which pydantic-core cannot read
+(it reads only what UTF-8 can encode). A UTF-8 byte order mark is skipped.
 
 Example:
     >>> loads(b'\xef\xbb\xbf{"a": 1}')
@@ -32,6 +34,8 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     data = data.removeprefix("\ufeff") if isinstance(data, str) else bytes(data).removeprefix(_BOM)
     try:
         return from_json(data)
+    except TypeError:  # a str holding a lone surrogate (see above): json.loads words any error
+        refused = ""
     except ValueError as exc:
         refused = str(exc)
         if "recursion limit" not in refused and "hex escape" not in refused:
@@ -41,4 +45,4 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     except RecursionError:
         raise JSONDecodeFailed("nested too deeply to read") from None
     except ValueError as exc:
-        raise JSONDecodeFailed(str(exc) if "recursion limit" in refused else refused) from None
+        raise JSONDecodeFailed(refused if "hex escape" in refused else str(exc)) from None

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-__all__ = ["JSONSafe", "escape_surrogates"]
+__all__ = ["JSONSafe", "escape_surrogates", "first_surrogate"]
 
 # A lone UTF-16 surrogate: what a JSON `\\ud83d` escape reads to (text cut inside an emoji).
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -36,6 +36,17 @@ def escape_surrogates(text: str) -> str:
         {"q": "caf\ud83d"}
     """
     return _SURROGATE.sub(_escape, text)
+
+
+def first_surrogate(text: str) -> int | None:
+    """Return the index of the first lone UTF-16 surrogate in `text`, or None when it has none.
+
+    Example:
+        >>> first_surrogate("caf" + chr(0xD83D)), first_surrogate("cafe")
+        (3, None)
+    """
+    found = _SURROGATE.search(text)
+    return found.start() if found else None
 
 
 def _escape(match: re.Match[str]) -> str:

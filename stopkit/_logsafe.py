@@ -23,7 +23,7 @@ from typing import Any
 
 from stopkit._secrets import is_secret_key, redact_text, redact_value
 
-__all__ = ["LIMIT", "REDACTED", "clip", "is_secret_key", "redact"]
+__all__ = ["LIMIT", "REDACTED", "clip", "is_secret_key", "redact", "shorten"]
 
 #: The longest text `clip` returns by default.
 LIMIT = 200
@@ -58,13 +58,27 @@ def clip(value: Any, limit: int = LIMIT) -> str:
     # Scrubbed beyond the limit, so that a credential the cut falls inside is still found whole.
     window = limit + _MARGIN
     try:
-        if isinstance(value, str | bytes) and len(value) > window:
+        if isinstance(value, str):
+            # Scrubbed before the repr too: the repr of text holding both quote kinds escapes
+            # them (`\'api_key\': \'...\'`), which no longer reads as a quoted pair.
+            text = repr(redact_text(value[:window], mark=REDACTED))
+        elif isinstance(value, bytes) and len(value) > window:
             text = repr(value[:window])
         else:
             text = _REPR.repr(value)
         text = redact_text(text, mark=REDACTED)
     except Exception:  # a hostile or broken repr must not break the caller's logging
         text = f"<{type(value).__name__}>"
+    return shorten(text, limit)
+
+
+def shorten(text: str, limit: int = LIMIT) -> str:
+    """Return `text` cut to at most `limit` characters, a cut marked with `…`.
+
+    Example:
+        >>> shorten("x" * 1000, limit=5)
+        'xxxx…'
+    """
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -21,7 +21,12 @@ def _decode(reply: Any) -> Any:
     """Turn a JSON body given as `str`/`bytes` into a dict; leave everything else alone."""
     if type(reply) is dict or not isinstance(reply, _TEXT):
         return reply
-    head = bytes(reply[:64]) if not isinstance(reply, str) else reply[:64].encode()
+    # (surrogatepass: a str may hold a lone surrogate, text cut inside an emoji; see stopkit._json)
+    head = (
+        bytes(reply[:64])
+        if not isinstance(reply, str)
+        else reply[:64].encode("utf-8", "surrogatepass")
+    )
     if head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"data:", b"event:")):
         raise UnsupportedReply(
             reply, [], "this is a server-sent event stream: use stopkit.normalize_stream()"

@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -75,7 +76,11 @@ _JOINED = (
 )  # fmt: skip
 # What makes a header, query or form name a secret besides the above (`x-goog-api-key`, `key=`,
 # `X-Amz-Signature`, `X-Amz-Security-Token`, `session_id`): too broad for JSON body keys.
-_LOOSE_PARTS = ("auth", "key", "token", "signature", "session", "secret", "credential")
+# `assertion`: the credential of an OAuth JWT-bearer or SAML grant (RFC 7521 section 4.2:
+# `assertion=`, `client_assertion=`), as google-auth posts it to exchange a service account's JWT.
+_LOOSE_PARTS = (
+    "auth", "key", "token", "signature", "session", "secret", "credential", "assertion",
+)  # fmt: skip
 # Mapping keys whose values are headers or query parameters: their keys are matched loosely.
 _HOLDER_ENDS = frozenset((w,) for w in ("headers", "header", "query", "params", "cookies"))
 
@@ -144,18 +149,32 @@ _TOKEN_MARKS = re.compile(r"[0-9\-_~+/=.]|.[A-Z]")
 # Credentials known by their own shape, wherever they stand: OpenAI and Anthropic keys (`sk-`,
 # `sk-proj-`, `sk-ant-api03-`, with a digit: `sk-learn-...` is prose), Google API keys (`AIza`
 # and 35 more), GitHub tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), AWS
-# access key ids (`AKIA`/`ASIA` and 16 more), Slack tokens (`xoxb-`, ...): the formats each
-# vendor documents, as GitHub's secret scanning partner patterns list them.
+# access key ids (`AKIA`/`ASIA` and 16 more), Slack tokens (`xoxb-`, ...), Groq keys (`gsk_` and
+# 52 more), Hugging Face tokens (`hf_` and 34 more), and a JWT (three base64url parts, the first
+# two JSON objects: `eyJ`, an OIDC id token, a service account's assertion): the formats each
+# vendor documents, as GitHub's secret scanning partner patterns (and gitleaks' rules) list them.
 _SHAPED = re.compile(
     r"\b(?:sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}"
     r"|gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|(?:AKIA|ASIA)[0-9A-Z]{16}"
-    r"|xox[abposr]-[A-Za-z0-9-]{10,})(?![A-Za-z0-9_-])"
+    r"|xox[abposr]-[A-Za-z0-9-]{10,}|gsk_[A-Za-z0-9]{52}|hf_[A-Za-z0-9]{34,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)(?![A-Za-z0-9_-])"
 )
 # A credential's name, then `=` or `:`, then its value, in free text (a config line, a header
 # written out, JSON quoted in a message): `api_key=...`, `x-api-key: ...`, `"password": "..."`.
 _NAMED = re.compile(
     r"(?i)\b((?:x-)?api[-_]?key|access[-_]?token|secret[-_]?key|client[-_]?secret|passw(?:or)?d)"
-    r"(\"?\s*[:=]\s*\"?)([^\s\"',;&]{4,})"
+    r"([\"']?\s*[:=]\s*[\"']?)([^\s\"',;&]{4,})"
+)
+# Any key in quotes, then `:`, then a quoted value: a JSON object or a Python `str(dict)` written
+# into text (an exception message: `{'x-api-key': '...'}`); and a name, `=`, a quoted value
+# (a repr, a call: `password='...'`). The name decides, matched as a mapping key is.
+_QUOTED_PAIR = re.compile(
+    r"""(?P<k>["'])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,63})(?P=k)\s*:\s*"""
+    r"""(?P<q>["'])(?P<value>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)"""
+)
+_KEYWORD = re.compile(
+    r"""\b(?P<name>[A-Za-z_][A-Za-z0-9_]{0,63})\s*=\s*"""
+    r"""(?P<q>["'])(?P<value>(?:\\.|(?!(?P=q))[^\\\n])*)(?P=q)"""
 )
 
 
@@ -221,6 +240,18 @@ def redact_text(text: str, found: set[str] | None = None, *, mark: str = REDACTE
             return f"{match[1]}{match[2]}{mark}"
 
         text = _NAMED.sub(named, text)
+    if "'" in text or '"' in text:
+
+        def quoted(match: re.Match[str]) -> str:
+            value = match["value"]
+            if not value or value == mark or not is_secret_key(match["name"]):
+                return match[0]
+            if found is not None:
+                found.add(value)
+            start, end = match.span("value")
+            return f"{match.string[match.start() : start]}{mark}{match.string[end : match.end()]}"
+
+        text = _KEYWORD.sub(quoted, _QUOTED_PAIR.sub(quoted, text))
     return text
 
 
@@ -255,9 +286,11 @@ def redact_value(
 
     Mappings are redacted by key (closely; loosely under a `headers`/`query`/`params` key, or
     with `loose=True`), a list of `(name, value)` pairs like a mapping, strings by
-    `redact_text`. The property names of a JSON Schema (`properties`, `$defs`) are names, not
-    values. Below `depth` levels a container is replaced whole, since what it holds cannot be
-    checked. Values replaced are added to `found` when given.
+    `redact_text`; a string holding a JSON object or list (a Chat `function.arguments`, a tool
+    message's content) is redacted as that JSON is, and written again only when a secret was
+    in it. The property names of a JSON Schema (`properties`, `$defs`) are names, not values.
+    Below `depth` levels a container is replaced whole, since what it holds cannot be checked.
+    Values replaced are added to `found` when given.
 
     Example:
         >>> redact_value({"extra_headers": [("X-Auth", "t1")], "extra_body": {"accessToken": "t2"}})
@@ -299,9 +332,31 @@ def _child_mode(key: Any, mode: str) -> str:
     return _LOOSE if mode == _LOOSE else _CLOSE
 
 
+def _held_json(text: str, found: set[str] | None, mark: str, mode: str, depth: int) -> str | None:
+    """`text` redacted as the JSON object or list it holds is; None if it holds none.
+
+    The JSON's verdict is final (a logprob's `token` in it is kept, as in a body): text that
+    holds no secret is kept exactly as sent (its spacing, its escapes), else written again.
+    """
+    start = text[:1]
+    if start.isspace():
+        start = text.lstrip()[:1]
+    if start not in ("{", "["):
+        return None
+    try:
+        held = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(held, dict | list):
+        return None
+    redacted = _redact(held, found, mark, mode, depth - 1)
+    return text if redacted == held else json.dumps(redacted, ensure_ascii=False)
+
+
 def _redact(value: Any, found: set[str] | None, mark: str, mode: str, depth: int) -> Any:
     if isinstance(value, str):
-        return redact_text(value, found, mark=mark)
+        held = _held_json(value, found, mark, mode, depth)
+        return redact_text(value, found, mark=mark) if held is None else held
     if isinstance(value, Mapping):
         if depth <= 0:
             return mark

@@ -13,6 +13,7 @@ from typing import Any
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
 from stopkit._json import JSONDecodeFailed, loads
+from stopkit._json_out import escape_surrogates
 from stopkit._registry import get_adapter, registered_adapters
 from stopkit._stop import Stop
 
@@ -30,7 +31,9 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
         >>> list(iter_events('data: {"a": 1}\n\ndata: [DONE]\n\n'))
         [{'a': 1}]
     """
-    raw = data.encode() if isinstance(data, str) else bytes(data)
+    # A str holding a lone surrogate (text cut inside an emoji) cannot be UTF-8: inside a JSON
+    # string, its escape is the same text (stopkit._json).
+    raw = escape_surrogates(data).encode() if isinstance(data, str) else bytes(data)
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     head = raw[:4096].lstrip()[:1]
     if head == b"[":

@@ -209,3 +209,35 @@ def test_loop_retry_warnings_never_show_a_credential(caplog: pytest.LogCaptureFi
     assert any("already tried" in m for m in messages), messages
     for message in messages:
         assert SECRET not in message, message
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        f"401 Unauthorized: {{'api_key': '{SECRET}', 'model': 'm'}}",
+        f"request headers {{'x-api-key': '{SECRET}', 'accept': 'application/json'}}",
+        f"connect(host='db', password='{SECRET}') refused",
+        f"bad config {dict(auth_token=SECRET, region='eu')}",
+    ],
+    ids=["api_key", "x-api-key", "password=", "str(dict)"],
+)
+def test_loop_retry_warning_redacts_single_quoted_credentials(
+    caplog: pytest.LogCaptureFixture, message: str
+) -> None:
+    """A credential in an exception message written as `str(dict)` is not logged on a retry."""
+    import stopkit
+
+    reply = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
+    failures = iter([ConnectionError(message)])
+
+    def call_model(messages: Any, **overrides: Any) -> Any:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return reply
+
+    with caplog.at_level(logging.WARNING, logger="stopkit"):
+        stopkit.run_loop(call_model, "hi", retry=stopkit.RetryPolicy(attempts=2, backoff=0))
+    (warning,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert SECRET not in warning, warning
+    assert "[redacted]" in warning, warning

@@ -151,6 +151,22 @@ def test_cohere_events_with_an_index_of_the_wrong_type() -> None:
     assert [call.name for call in stop.tool_calls] == ["f"]
 
 
+@pytest.mark.parametrize("kind", [["content-delta"], {"type": "content-delta"}])
+@pytest.mark.parametrize("after_the_end", [False, True])
+def test_cohere_events_whose_type_is_a_list_or_an_object(kind: Any, after_the_end: bool) -> None:
+    """A Cohere event whose type is a list or an object is ignored, before or after the end."""
+    odd = {"type": kind, "index": 0, "delta": {"message": {"content": {"text": " more"}}}}
+    events: list[Any] = [
+        {"type": "message-start", "id": "c1", "delta": {"message": {"role": "assistant"}}},
+        {"type": "content-start", "index": 0, "delta": {"message": {"content": {
+            "type": "text", "text": "Hi"}}}},
+        {"type": "message-end", "delta": {"finish_reason": "COMPLETE"}},
+    ]  # fmt: skip
+    events.insert(3 if after_the_end else 2, odd)
+    stop = _run("cohere", events)
+    assert (stop.reason, stop.text) == (StopReason.COMPLETED, "Hi")
+
+
 def test_gemini_partial_args_string_value_of_the_wrong_type() -> None:
     """A Vertex partialArgs piece whose stringValue is not a string does not raise TypeError."""
     call = {"name": "f", "partialArgs": [{"jsonPath": "$.city", "stringValue": ["Par"]},

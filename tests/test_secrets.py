@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,6 +13,12 @@ from stopkit._secrets import (
     is_secret_name,
     redact_text,
     redact_value,
+)
+
+_JWT = (
+    "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".eyJpc3MiOiJzdmNAcC5pYW0uZ3NlcnZpY2VhY2NvdW50LmNvbSJ9"
+    ".c2lnbmF0dXJlLWJ5dGVzLWhlcmUtWnE5VnZUZzJiUTd4"
 )
 
 SECRET_KEYS = [
@@ -65,10 +72,26 @@ def test_plain_keys_are_not_secrets(key: str) -> None:
         ("x-api-key: 0123456789abcdef", "x-api-key: REDACTED"),
         ('{"password": "hunter22", "user": "bob"}', '{"password": "REDACTED", "user": "bob"}'),
         ("the api key is required; max_tokens: 300", "the api key is required; max_tokens: 300"),
+        ("key gsk_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2qR5tU8wX1z" + " leaked",
+         "key REDACTED leaked"),
+        ("HF_TOKEN=hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "HF_TOKEN=REDACTED"),
+        ("id_token " + _JWT + " expired", "id_token REDACTED expired"),
+        ("grant_type=jwt-bearer&assertion=" + _JWT, "grant_type=jwt-bearer&assertion=REDACTED"),
+        ("401: {'api_key': 'abc123xyz', 'model': 'm'}",
+         "401: {'api_key': 'REDACTED', 'model': 'm'}"),
+        ("headers={'x-api-key': 'abc123xyz'}", "headers={'x-api-key': 'REDACTED'}"),
+        ("connect(user='bob', password='hunter22')", "connect(user='bob', password='REDACTED')"),
+        ("{'refresh_token': 'r-123456', 'max_tokens': 30}",
+         "{'refresh_token': 'REDACTED', 'max_tokens': 30}"),
+        ('{"auth_token": "t-123456", "page_token": "p2"}',
+         '{"auth_token": "REDACTED", "page_token": "p2"}'),
+        ("Config(region='eu', secret='s3cr3t-value')", "Config(region='eu', secret='REDACTED')"),
     ],
     ids=["userinfo", "query-key", "azure-sas", "fragment", "bearer", "prose", "plain-url",
          "openai-key", "anthropic-key", "no-digit-no-key", "google-key", "github-token",
-         "aws-key-id", "name=value", "name: value", "json-in-text", "prose-with-names"],
+         "aws-key-id", "name=value", "name: value", "json-in-text", "prose-with-names",
+         "groq-key", "hf-token", "jwt", "assertion", "quoted-dict", "quoted-header",
+         "quoted-keyword", "quoted-any-secret-key", "json-any-secret-key", "repr-keyword"],
 )  # fmt: skip
 def test_redact_text_scrubs_credentials_wherever_they_stand(text: str, expected: str) -> None:
     """URL user info, secret parameters, bearer tokens and shaped keys are replaced in any text."""
@@ -97,6 +120,19 @@ def test_a_logprob_token_is_model_output() -> None:
     }  # fmt: skip
     assert redact_value(logprobs) == logprobs
     assert redact_value({"token": "sk-1", "user": "u"}) == {"token": REDACTED, "user": "u"}
+
+
+def test_json_held_in_a_string_is_judged_as_the_json_is() -> None:
+    """A string holding JSON is redacted as that JSON is: what the body keeps, the string keeps."""
+    logprobs = {"content": [{"token": "Hi", "logprob": -0.1}],
+                "customMetadata": [{"key": "team", "stringValue": "a"}]}  # fmt: skip
+    held = json.dumps(logprobs)
+    assert redact_value(logprobs) == logprobs
+    assert redact_value({"content": held}) == {"content": held}
+    secret = json.dumps({"note": "see https://h.example/?key=AIza123", "auth": "t-123456"})
+    assert json.loads(redact_value({"content": secret})["content"]) == {
+        "note": "see https://h.example/?key=REDACTED", "auth": REDACTED,
+    }  # fmt: skip
 
 
 def test_header_holders_and_pairs_are_matched_as_headers() -> None:

@@ -18,12 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic_core import from_json
-
 from stopkit._stop import ToolCall
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
-from stopkit.adapters._calls import cut, parse_arguments
+from stopkit.adapters._calls import cut, parse_arguments, partial_arguments
 from stopkit.adapters._calls import tool_call as make_call
 from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
@@ -282,11 +280,7 @@ def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:
         arguments, _, complete, error = parse_arguments(joined)
     else:
         # Like the SDK's own accumulator: read what arrived, dropping the unfinished tail.
-        try:
-            partial = from_json(joined, allow_partial=True)
-        except ValueError:
-            partial = None
-        arguments = partial if isinstance(partial, dict) else {}
+        arguments = partial_arguments(joined)
         complete, error = False, _UNFINISHED
     call = make_call(call_id, name, arguments)
     if not complete:

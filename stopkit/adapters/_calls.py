@@ -3,7 +3,8 @@
 A call stopkit cannot trust is built anyway, kept in the `Stop` with `complete=False` and an
 `error` saying why; such a call is never executed. Why a call may not be complete: its
 arguments are not a JSON object (or too large to parse), it has no tool name, its id is not a
-string, or the reply was cut while it was being written.
+string, or the reply was cut while it was being written. Arguments text holding a lone UTF-16
+surrogate (text cut inside an emoji) is no Unicode text, hence no JSON: its call is incomplete.
 
 Example:
     >>> tool_call("call_1", "get_weather", '{"city": "Paris"}').arguments
@@ -19,9 +20,17 @@ from typing import Any
 
 from pydantic_core import from_json
 
+from stopkit._json_out import first_surrogate
 from stopkit._stop import ToolCall, _fast_tool_call
 
-__all__ = ["MAX_ARGUMENTS_CHARS", "cut", "parse_arguments", "stable_id", "tool_call"]
+__all__ = [
+    "MAX_ARGUMENTS_CHARS",
+    "cut",
+    "parse_arguments",
+    "partial_arguments",
+    "stable_id",
+    "tool_call",
+]
 
 #: Arguments larger than this are not parsed (the call is marked incomplete): a model that
 #: emits megabytes of arguments is broken or hostile, and parsing them would be the cost.
@@ -65,6 +74,11 @@ def _parse_json_object(raw: str) -> tuple[dict[str, Any], str | None, bool, str 
         # wherever both accept the text, and json.loads decides (and words the error)
         # wherever pydantic-core refuses it.
         value = from_json(raw, cache_strings=False)
+    except TypeError:
+        # pydantic-core reads only text UTF-8 can encode: this text holds a lone surrogate
+        # (a JSON body's `\ud83d` escape, text cut inside an emoji, decoded into the arguments
+        # string). That is no Unicode text, hence no JSON text, and no tool may get it.
+        return {}, raw, False, _not_unicode(raw)
     except (ValueError, RecursionError):
         try:
             value = json.loads(raw)
@@ -73,6 +87,29 @@ def _parse_json_object(raw: str) -> tuple[dict[str, Any], str | None, bool, str 
     if not isinstance(value, dict):
         return {}, raw, False, f"arguments are a JSON {type(value).__name__}, not an object"
     return value, raw, True, None
+
+
+def partial_arguments(raw: str) -> dict[str, Any]:
+    """Read what arrived of arguments cut while being written: the object they begin, or `{}`.
+
+    What an SDK's own stream accumulator shows of an unfinished call; the call stays incomplete.
+
+    Example:
+        >>> partial_arguments('{"city": "Paris", "days": ')
+        {'city': 'Paris'}
+    """
+    try:
+        value = from_json(raw, allow_partial=True, cache_strings=False)
+    except (ValueError, TypeError):  # not JSON, or not Unicode text (see `_parse_json_object`)
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _not_unicode(raw: str) -> str:
+    """Why arguments text holding a lone UTF-16 surrogate is not read, and where it is."""
+    at = first_surrogate(raw)
+    where = "" if at is None else f" at character {at}"
+    return f"arguments are not Unicode text: a lone UTF-16 surrogate{where} (cut inside an emoji)"
 
 
 def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
@@ -88,7 +125,7 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
         if kind is str and 0 < len(raw_arguments) <= MAX_ARGUMENTS_CHARS:
             try:
                 value = from_json(raw_arguments, cache_strings=False)
-            except (ValueError, RecursionError):
+            except (ValueError, RecursionError, TypeError):
                 value = None  # parse_arguments below decides, and words the error
             if type(value) is dict:
                 return _fast_tool_call(

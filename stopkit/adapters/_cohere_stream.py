@@ -123,7 +123,7 @@ class CohereStream(Accumulator):
         if kind == "message-end":
             self._end(wire(fields.get("delta")))
         elif self._ended:
-            if kind in _CONTENT_EVENTS:
+            if type(kind) is str and kind in _CONTENT_EVENTS:  # a list or an object is no kind
                 self._late += 1  # the reply has ended: nothing else changes it
         elif kind == "content-delta":
             index = _index(fields)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from stopkit.batch._lines import Chunk, read_chunk, results_files, split
+from stopkit.batch._lines import MAX_LINE_SIZE, Chunk, read_chunk, results_files, split
 from stopkit.batch._report import Report
 
 __all__ = ["audit", "audit_chunk"]
@@ -101,13 +101,16 @@ def audit(
     jobs: int = 1,
     spill_dir: str | os.PathLike[str] | None = None,
     keep_requests: bool = False,
+    max_line_size: int = MAX_LINE_SIZE,
 ) -> Report:
     """Audit batch results files: why every request stopped, by model and group.
 
     `paths` are files or folders (every results file in them); a file named twice is read once.
     Files are read as JSON Lines in constant memory (a Gemini batch job document with inlined
-    responses is read whole); bad lines are counted and listed, never fatal. `jobs > 1` audits
-    line-aligned chunks in that many processes: this one and `jobs - 1` workers.
+    responses is read whole); bad lines are counted and listed, never fatal, and so are lines
+    longer than `max_line_size` bytes, which are never held whole (the report keeps the bound
+    for the request files it is joined to). `jobs > 1` audits line-aligned chunks in that many
+    processes: this one and `jobs - 1` workers.
 
     Example:
         >>> report = stopkit.batch.audit(["output.jsonl", "errors.jsonl"])  # doctest: +SKIP
@@ -115,7 +118,9 @@ def audit(
         [('completed', 9812), ('output_limit/max_tokens', 1204)]
     """
     report = Report(spill_dir, keep_requests=keep_requests)
-    chunks = split(results_files(paths), jobs * _CHUNKS_PER_JOB if jobs > 1 else 1)
+    report.max_line_size = max_line_size
+    parts = jobs * _CHUNKS_PER_JOB if jobs > 1 else 1
+    chunks = split(results_files(paths), parts, max_line_size=max_line_size)
     if jobs <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             audit_chunk(chunk, into=report)

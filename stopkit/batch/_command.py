@@ -66,6 +66,13 @@ def register(commands: Any) -> None:
         "--max-tokens-cap", type=_positive(int), help="never raise a ceiling above this"
     )
     parser.add_argument(
+        "--max-line-size",
+        type=_positive(int),
+        metavar="BYTES",
+        help="count a line longer than this as a bad line, unread (default 64 MiB, far above "
+        "any real reply)",
+    )
+    parser.add_argument(
         "--reasoning-budget",
         type=_positive(int),
         help="also resubmit context_window and reasoning truncations, with this thinking budget",
@@ -85,6 +92,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         resubmit,
         write_json,
     )
+    from stopkit.batch._lines import MAX_LINE_SIZE
 
     if args.factor <= 1:
         print("stopkit batch: --factor must be greater than 1", file=err)
@@ -94,7 +102,10 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_USAGE
     try:
         report = audit(
-            args.results, jobs=args.jobs, keep_requests=bool(args.resubmit and not args.input)
+            args.results,
+            jobs=args.jobs,
+            keep_requests=bool(args.resubmit and not args.input),
+            max_line_size=args.max_line_size or MAX_LINE_SIZE,
         )  # files, and every results file in the folders named, each once
         try:
             if not report.files:

@@ -17,13 +17,20 @@ from typing import Any
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
-from stopkit.batch._lines import document_items, unique
+from stopkit.batch._lines import MAX_LINE_SIZE, bounded_lines, document_items, unique
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
 from stopkit.batch._results import read_object
 
-__all__ = ["is_requests_document", "join", "request_lines", "requests_document"]
+__all__ = [
+    "ResultIndex",
+    "is_requests_document",
+    "join",
+    "request_lines",
+    "requests_document",
+    "result_index",
+]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
 _NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
@@ -31,44 +38,101 @@ _NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
 _NOT_A_RESULT = frozenset({Outcome.UNKNOWN_SHAPE, Outcome.NO_BODY})
 
 
-def _index(report: Report, path: str) -> tuple[sqlite3.Connection, list[Group]]:
-    """Index every result's join key: key -> (its group, its entry, seen by a request yet).
+# What became of a result's line in the join (the index's `seen` column).
+_UNSEEN, _JOINED, _CONFLICT, _CONFLICT_TAKEN = 0, 1, 2, 3
 
-    A key may be on several results lines (a line given twice): each is indexed, so that the
-    ones no request takes are listed as `no_input`, not lost.
+
+class ResultIndex:
+    """Every result's join key, on disk (SQLite): key -> its lines, and whether a request took it.
+
+    A key may be on several results lines. Each is indexed, so that none is lost, and such a key
+    is a conflict: its lines are listed as `duplicate_id` (in line order) when the index is
+    built, and none of them joins a request or is resubmitted, whatever their groups. A filtered
+    reply and a truncated one under one id cannot both say what became of the request, and the
+    order the audit met them in (its groups) is no order of the file.
     """
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA journal_mode = OFF")  # a scratch file: nothing to recover after a crash
-    db.execute("PRAGMA synchronous = OFF")
-    db.execute(
-        "CREATE TABLE result (key TEXT, grp INTEGER, id TEXT, file TEXT, line INTEGER,"
-        " seen INTEGER)"
-    )
-    groups = [g for g in report.counts if g.outcome not in _NOT_RESULTS]
-    keyless: set[str] = set()
 
-    def rows() -> Iterator[tuple[Any, ...]]:
-        for number, group in enumerate(groups):
-            for entry in report.entries(group):
-                if entry.id is None:
-                    keyless.add(entry.file)
-                yield entry.key, number, entry.id, entry.file, entry.line
-
-    with db:
-        db.executemany("INSERT INTO result VALUES (?, ?, ?, ?, ?, 0)", rows())
-        db.execute("CREATE INDEX result_key ON result (key)")  # built once, after the rows
-    if len(keyless) > 1:
-        raise BatchUsageError(
-            "results lines without ids are matched to requests by line number, which needs "
-            f"one results file; these have lines without ids: {', '.join(sorted(keyless))}"
+    def __init__(self, report: Report, path: str) -> None:
+        self.db = db = sqlite3.connect(path)
+        db.execute("PRAGMA journal_mode = OFF")  # a scratch file: nothing to recover after a crash
+        db.execute("PRAGMA synchronous = OFF")
+        db.execute(
+            "CREATE TABLE result (key TEXT, grp INTEGER, id TEXT, file TEXT, line INTEGER,"
+            " seen INTEGER)"
         )
-    return db, groups
+        self.groups = groups = [g for g in report.counts if g.outcome not in _NOT_RESULTS]
+        self.keyless: set[str] = set()
+        """The files with lines without ids (joined by line number)."""
+
+        def rows() -> Iterator[tuple[Any, ...]]:
+            for number, group in enumerate(groups):
+                for entry in report.entries(group):
+                    if entry.id is None:
+                        self.keyless.add(entry.file)
+                    yield entry.key, number, entry.id, entry.file, entry.line
+
+        with db:
+            db.executemany(f"INSERT INTO result VALUES (?, ?, ?, ?, ?, {_UNSEEN})", rows())
+            db.execute("CREATE INDEX result_key ON result (key)")  # built once, after the rows
+            db.execute(
+                f"UPDATE result SET seen = {_CONFLICT} WHERE key IN"
+                " (SELECT key FROM result GROUP BY key HAVING COUNT(*) > 1)"
+            )
+        conflicts = (
+            f"SELECT id, file, line FROM result WHERE seen = {_CONFLICT} ORDER BY line, rowid"
+        )
+        for result in db.execute(conflicts):
+            report.add_entry(Group(None, Outcome.DUPLICATE_ID), Entry(*result))
+
+    def conflicted(self, key: str) -> bool:
+        """Whether `key` is on several results lines."""
+        found = self.db.execute("SELECT seen FROM result WHERE key = ? LIMIT 1", (key,)).fetchone()
+        return found is not None and found[0] in (_CONFLICT, _CONFLICT_TAKEN)
+
+    def take(self, key: str) -> tuple[Group, Entry] | bool:
+        """Join a request to its result: the result's group and entry, or whether it had one.
+
+        False: no result, or one a request with the same key took already (a request line
+        given twice); True: the key's results conflict (the request is answered, by them).
+        """
+        found = self.db.execute(
+            "SELECT rowid, grp, id, file, line, seen FROM result WHERE key = ? ORDER BY rowid"
+            " LIMIT 1",
+            (key,),
+        ).fetchone()
+        if found is None or found[-1] in (_JOINED, _CONFLICT_TAKEN):
+            return False
+        rowid, group, *result, seen = found
+        if seen == _CONFLICT:
+            self.db.execute(f"UPDATE result SET seen = {_CONFLICT_TAKEN} WHERE key = ?", (key,))
+            return True
+        self.db.execute(f"UPDATE result SET seen = {_JOINED} WHERE rowid = ?", (rowid,))
+        return self.groups[group], Entry(*result)
+
+    def untaken(self) -> Iterator[Entry]:
+        """The results no request took, in the order they were indexed."""
+        unseen = (
+            f"SELECT id, file, line FROM result WHERE seen IN ({_UNSEEN}, {_CONFLICT})"
+            " ORDER BY rowid"
+        )
+        for result in self.db.execute(unseen):
+            yield Entry(*result)
+
+    def close(self) -> None:
+        """Close the index (its file goes with the report's spill folder)."""
+        self.db.close()
+
+
+def result_index(report: Report) -> ResultIndex:
+    """Index the report's results by join key (see `ResultIndex`), in its spill folder."""
+    return ResultIndex(report, os.path.join(report.spill_dir, f"join-{uuid.uuid4().hex}.db"))
 
 
 _NOT_JSON = object()
+_TOO_LONG = object()
 
 
-def requests_document(path: str) -> list[Any] | None:
+def requests_document(path: str, max_line_size: int = MAX_LINE_SIZE) -> list[Any] | None:
     """The requests of a Message Batches create body (`{"requests": [...]}`), else None.
 
     That is the form Anthropic's API takes (`anthropic.types.messages.BatchCreateParams`);
@@ -79,7 +143,7 @@ def requests_document(path: str) -> list[Any] | None:
         found = doc.get("requests") if type(doc) is dict else None
         return found if type(found) is list else None
 
-    return document_items(path, pick)
+    return document_items(path, pick, max_line_size)
 
 
 _FIRST_KEY = re.compile(rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"([^"]*)"')
@@ -92,14 +156,20 @@ def is_requests_document(path: str | os.PathLike[str]) -> bool:
     return found is not None and found[1] == b"requests"
 
 
-def request_lines(path: str) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line."""
-    items = requests_document(path)
+def request_lines(path: str, max_line_size: int = MAX_LINE_SIZE) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, parsed request) of a request file; `_NOT_JSON` for a bad line.
+
+    A line longer than `max_line_size` bytes is not read (nor held whole): `_TOO_LONG`.
+    """
+    items = requests_document(path, max_line_size)
     if items is not None:
         yield from enumerate(items, 1)
         return
     with open(path, "rb") as f:
-        for number, raw in enumerate(f, 1):
+        for number, (raw, _) in enumerate(bounded_lines(f, max_line_size), 1):
+            if raw is None:
+                yield number, _TOO_LONG
+                continue
             if number == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark
             if raw.isspace():
@@ -115,12 +185,14 @@ def join(
 ) -> Iterator[tuple[Group, str, dict[str, Any], Entry]]:
     """Stream the request files; yield (result group, format, request line, result entry).
 
-    Every request is matched to its result by id; an id on several lines joins once (the
-    first result to the first request), so no request is sent twice and no line is lost: the
-    others are listed with the lines no id joins. When the iterator is exhausted, the report
+    Every request is matched to its result by id; an id on several request lines joins once
+    (the first), so no request is sent twice and no line is lost: the others are listed with
+    the lines no id joins. An id on several results lines is a conflict (see `ResultIndex`):
+    its request joins none of them. When the iterator is exhausted, the report
     holds two more groups: `no_result` (requests no result answers) and `no_input` (results
     with no request). A request file named twice is read once. Request lines that are not
-    JSON, or of no known shape, are counted as bad lines of their file. A request file in
+    JSON, of no known shape, or longer than the report's `max_line_size`, are counted as bad
+    lines of their file. A request file in
     another provider's format, or a results file given as the request file, raises
     `BatchUsageError`.
     """
@@ -130,13 +202,20 @@ def join(
             "order: give no --input for them"
         )
     allowed = set().union(*(COMPATIBLE.get(name, set()) for name in report.formats))
-    db, groups = _index(report, os.path.join(report.spill_dir, f"join-{uuid.uuid4().hex}.db"))
+    index = result_index(report)
     try:
+        if len(index.keyless) > 1:
+            raise BatchUsageError(
+                "results lines without ids are matched to requests by line number, which needs "
+                "one results file; these have lines without ids: "
+                + ", ".join(sorted(index.keyless))
+            )
         for path in unique(inputs):  # a file named twice: its requests would not join again
-            for number, line in request_lines(path):
+            for number, line in request_lines(path, report.max_line_size):
                 place = Entry(None, path, number)
-                if line is _NOT_JSON:
-                    report.add_entry(Group(None, Outcome.NOT_JSON), place)
+                if line is _NOT_JSON or line is _TOO_LONG:
+                    bad = Outcome.NOT_JSON if line is _NOT_JSON else Outcome.LINE_TOO_LONG
+                    report.add_entry(Group(None, bad), place)
                     continue
                 fmt = format_of(line)
                 if fmt is None:
@@ -154,22 +233,15 @@ def join(
                         f"{results}: give the batch's own request file"
                     )
                 key = key_of(line, fmt, number)
-                found = db.execute(
-                    "SELECT rowid, grp, id, file, line, seen FROM result WHERE key = ?"
-                    " ORDER BY rowid LIMIT 1",
-                    (key,),
-                ).fetchone()
-                if found is None or found[-1]:  # no result, or the request's id came before
+                taken = index.take(key)
+                if taken is False:  # no result, or the request's id came before
                     request_id = None if key.startswith("#") else key
                     report.add_entry(
                         Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
                     )
-                    continue
-                rowid, group, *result, _ = found
-                db.execute("UPDATE result SET seen = 1 WHERE rowid = ?", (rowid,))
-                yield groups[group], fmt, line, Entry(*result)
-        unseen = "SELECT id, file, line FROM result WHERE seen = 0 ORDER BY rowid"
-        for result in db.execute(unseen):
-            report.add_entry(Group(None, Outcome.NO_INPUT), Entry(*result))
+                elif taken is not True:  # True: its results conflict, listed already
+                    yield taken[0], fmt, line, taken[1]
+        for result in index.untaken():
+            report.add_entry(Group(None, Outcome.NO_INPUT), result)
     finally:
-        db.close()
+        index.close()

@@ -4,6 +4,9 @@ A results file is JSON Lines, read line by line in constant memory. The one exce
 Gemini batch whose requests were inlined: its responses come inside the batch job itself (one
 JSON document, `inlinedResponses`), which is read whole; the Gemini API caps such a batch at
 20 MB of requests (ai.google.dev/gemini-api/docs/batch-api, "Inline requests").
+
+A line longer than the bound (`max_line_size`, `MAX_LINE_SIZE` by default) is never held whole:
+it is read in pieces and dropped, and counted as a bad line (`line_too_long`) with its number.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._json import loads
@@ -21,8 +24,10 @@ from stopkit.batch._record import Outcome, Record
 from stopkit.batch._results import read_object
 
 __all__ = [
+    "MAX_LINE_SIZE",
     "Chunk",
     "audit_line",
+    "bounded_lines",
     "document_items",
     "inlined_items",
     "read_chunk",
@@ -34,6 +39,50 @@ __all__ = [
 _BOM = b"\xef\xbb\xbf"
 #: Files smaller than this are never split: a process costs more than it saves.
 _MIN_SPLIT = 1 << 20
+#: The longest line read, in bytes (its line ending not counted): 64 MiB, far above any real
+#: results line (a reply at the largest output ceilings, 128k tokens, is well under 2 MB of
+#: JSON) and small enough that reading one, parsing it included, strains no machine.
+MAX_LINE_SIZE = 64 << 20
+#: How much of a line over the bound is read at a time, to skip it.
+_PIECE = 1 << 20
+
+
+def _to_line_end(f: IO[bytes]) -> int:
+    """Read to the end of the line `f` stands in (in pieces: it may be any size); its bytes."""
+    size = 0
+    while True:
+        piece = f.readline(_PIECE)
+        size += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return size
+
+
+def bounded_lines(f: IO[bytes], limit: int) -> Iterator[tuple[bytes | None, int]]:
+    r"""Yield each line of `f` from where it stands, and its size in bytes.
+
+    A line over `limit` bytes (its line ending not counted) is yielded as None: it is read in
+    pieces and dropped, never held whole.
+
+    Example:
+        >>> list(bounded_lines(io.BytesIO(b"ab\nabcdef\n"), 3))  # doctest: +SKIP
+        [(b'ab\n', 3), (None, 7)]
+    """
+    while True:
+        raw = f.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw, len(raw)
+        else:
+            yield None, len(raw) + _to_line_end(f)
+
+
+def _too_long(number: int, size: int, limit: int) -> Record:
+    return Record(
+        number,
+        Outcome.LINE_TOO_LONG,
+        message=f"the line is {size:,} bytes, over {limit:,} bytes (--max-line-size): not read",
+    )
 
 
 def audit_line(line: bytes | str, number: int = 0, *, unterminated: bool = False) -> Record:
@@ -85,16 +134,22 @@ def inlined_items(doc: Any) -> list[Any] | None:
     return None
 
 
-def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[Any] | None:
+def document_items(
+    path: str, pick: Callable[[Any], list[Any] | None], max_line_size: int = MAX_LINE_SIZE
+) -> list[Any] | None:
     """The items `pick` finds when the file is one JSON document, else None (JSON Lines).
 
     A document on one line, or pretty-printed over many, is read whole; a file whose first
     line is a complete JSON Lines record is left to the line reader, and so is a file with
     more lines after a first line that would pass for a document (they are lines, not junk),
-    or whose first line does not parse and does not end as a pretty-printed one would.
+    or whose first line does not parse and does not end as a pretty-printed one would, or is
+    longer than `max_line_size` (the line reader counts it as too long).
     """
     with open(path, "rb") as f:
-        first = f.readline().removeprefix(_BOM)
+        first = f.readline(max_line_size + 1)
+        if len(first) > max_line_size and not first.endswith(b"\n"):
+            return None
+        first = first.removeprefix(_BOM)
         if not first.lstrip().startswith((b"{", b"[")):
             return None
         try:
@@ -118,9 +173,9 @@ def document_items(path: str, pick: Callable[[Any], list[Any] | None]) -> list[A
             return None
 
 
-def _document(path: str) -> list[Any] | None:
+def _document(path: str, max_line_size: int) -> list[Any] | None:
     """The inlined responses when the file is one Gemini batch job document, else None."""
-    return document_items(path, inlined_items)
+    return document_items(path, inlined_items, max_line_size)
 
 
 class Chunk(NamedTuple):
@@ -139,6 +194,8 @@ class Chunk(NamedTuple):
     """Where the range ends (exclusive); -1 is the end of the file."""
     document: bool = False
     """The file is one batch job document (Gemini inlined responses), not JSON Lines."""
+    max_line_size: int = MAX_LINE_SIZE
+    """A line longer than this (bytes) is not read: it counts as `line_too_long`."""
 
 
 #: What a results folder holds: OpenAI/Anthropic/Gemini/Vertex JSON Lines, Bedrock's
@@ -198,10 +255,13 @@ def unique(paths: Sequence[str | os.PathLike[str]]) -> list[str]:
     return list(first.values())
 
 
-def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
+def split(
+    paths: Sequence[str | os.PathLike[str]], parts: int, *, max_line_size: int = MAX_LINE_SIZE
+) -> list[Chunk]:
     """Cut files into about `parts` line-aligned chunks each (files under 1 MiB stay whole).
 
     Only the cut points are read (a seek and a line each): the work of reading is the chunks'.
+    Their lines longer than `max_line_size` bytes are not read (`line_too_long`).
 
     Example:
         >>> [c.start for c in split(["results.jsonl"], 2)]  # doctest: +SKIP
@@ -210,21 +270,25 @@ def split(paths: Sequence[str | os.PathLike[str]], parts: int) -> list[Chunk]:
     chunks: list[Chunk] = []
     for raw_path in paths:
         path = os.fspath(raw_path)
-        if _document(path) is not None:
-            chunks.append(Chunk(path, document=True))
+        if _document(path, max_line_size) is not None:
+            chunks.append(Chunk(path, document=True, max_line_size=max_line_size))
             continue
         size = os.path.getsize(path)
         if parts <= 1 or size < _MIN_SPLIT:
-            chunks.append(Chunk(path))
+            chunks.append(Chunk(path, max_line_size=max_line_size))
             continue
         cuts = [0]
         with open(path, "rb") as f:
             for k in range(1, parts):
                 f.seek(max(size * k // parts - 1, cuts[-1]))
-                f.readline()  # to the start of the next line
+                _to_line_end(f)  # to the start of the next line
                 cuts.append(f.tell())
         cuts.append(size)
-        chunks.extend(Chunk(path, a, b) for a, b in itertools.pairwise(cuts) if b > a)
+        chunks.extend(
+            Chunk(path, a, b, max_line_size=max_line_size)
+            for a, b in itertools.pairwise(cuts)
+            if b > a
+        )
     return chunks
 
 
@@ -240,8 +304,9 @@ class ChunkLines:
 
     def __iter__(self) -> Iterator[Record]:
         chunk = self.chunk
+        limit = chunk.max_line_size
         if chunk.document:
-            items = _document(chunk.path) or []
+            items = _document(chunk.path, limit) or []
             for i, item in enumerate(items, 1):  # a bare list may hold any format's lines
                 yield read_object(item, i)
             self.lines = len(items)
@@ -250,12 +315,16 @@ class ChunkLines:
         with open(chunk.path, "rb") as f:
             f.seek(chunk.start)
             left = chunk.end - chunk.start if chunk.end >= 0 else -1
-            for raw in f:
-                if left == 0:
+            lines = bounded_lines(f, limit)
+            while left != 0:  # checked first: no line of the next chunk is read
+                raw, size = next(lines, (b"", 0))
+                if not size:
                     break
-                if left > 0:
-                    left -= len(raw)
+                left -= size if left > 0 else 0
                 line += 1
+                if raw is None:
+                    yield _too_long(line, size, limit)
+                    continue
                 if line == 1 and chunk.start == 0:
                     raw = raw.removeprefix(_BOM)
                 if not raw.isspace():

@@ -44,14 +44,22 @@ class Outcome(StrEnum):
     """JSON, but no batch results shape stopkit knows."""
     TRUNCATED_LINE = "truncated_line"
     """The file's last line is cut short (an interrupted download)."""
+    LINE_TOO_LONG = "line_too_long"
+    """The line is longer than the bound (`--max-line-size`): it was not read."""
     NO_INPUT = "no_input"
     """A result whose id is in no line of the request file (`--input`)."""
     NO_RESULT = "no_result"
     """A request of the request file that no results line answers."""
+    DUPLICATE_ID = "duplicate_id"
+    """A results line whose id is on another results line too: a conflict (which one says what
+    became of the request?), so neither is resubmitted. Found by the join with the request file
+    (`--input`) and by a resubmission."""
 
 
 #: The outcomes that say a line of a file could not be read, not what became of a request.
-BAD_LINES = frozenset({Outcome.NOT_JSON, Outcome.UNKNOWN_SHAPE, Outcome.TRUNCATED_LINE})
+BAD_LINES = frozenset(
+    {Outcome.NOT_JSON, Outcome.UNKNOWN_SHAPE, Outcome.TRUNCATED_LINE, Outcome.LINE_TOO_LONG}
+)
 
 
 class Record(NamedTuple):

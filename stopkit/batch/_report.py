@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from stopkit import StopReason
 from stopkit.batch import _tokens
 from stopkit.batch._json import dumps
-from stopkit.batch._lines import Chunk
+from stopkit.batch._lines import MAX_LINE_SIZE, Chunk
 from stopkit.batch._record import BAD_LINES, Outcome, Record
 from stopkit.batch._spill import Spill
 from stopkit.batch._tokens import Sums
@@ -157,6 +157,8 @@ class Report:
         """Token sums per group, from the replies' `Stop.usage` (see `_tokens`)."""
         self.resubmission: Any = None
         """What `resubmit` wrote, once it has run (a `Resubmission`)."""
+        self.max_line_size = MAX_LINE_SIZE
+        """The longest line read, in bytes (`audit`'s bound): request files are read with it."""
         self._spill = Spill(self.spill_dir)
         self._file = ""
         # file -> [first byte, end byte (-1: the end of the file), lines] of the part of the
@@ -355,9 +357,17 @@ class Report:
         return state
 
 
-#: Groups that make `stopkit batch` exit 1: unknown stops, errors and lines it could not read.
+#: Groups that make `stopkit batch` exit 1: unknown stops, errors, lines it could not read, and
+#: what the join found wrong (a result with no request, a request with no result, conflicts).
 _FAILING = frozenset(
-    {Outcome.ERRORED, Outcome.UNREADABLE, Outcome.NO_INPUT, Outcome.NO_RESULT} | BAD_LINES
+    {
+        Outcome.ERRORED,
+        Outcome.UNREADABLE,
+        Outcome.NO_INPUT,
+        Outcome.NO_RESULT,
+        Outcome.DUPLICATE_ID,
+    }
+    | BAD_LINES
 )
 #: Replies that need nothing more: their groups' ids are listed only in the JSON report.
 _FINE = frozenset({StopReason.COMPLETED, StopReason.STOP_SEQUENCE, StopReason.TOOL_REQUEST})

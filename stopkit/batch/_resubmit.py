@@ -9,15 +9,15 @@ says what was changed.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
+import stat
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._join import is_requests_document, join
+from stopkit.batch._join import is_requests_document, join, result_index
 from stopkit.batch._json import dumps
 from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
@@ -51,16 +51,40 @@ class Resubmission:
 
 
 def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any] | None, Entry]]:
-    """The requests results lines echo; None (and no format) where a line echoed none."""
-    for entry, group, request in report.echoed_requests():
-        fmt = format_of(request)
-        yield group, fmt or "", request if fmt is not None else None, entry
+    """The requests results lines echo; None (and no format) where a line echoed none.
+
+    A line whose id is on another results line too is a conflict (listed as `duplicate_id`),
+    whose request is not resubmitted, as in the join with the request file.
+    """
+    index = result_index(report)
+    try:
+        for entry, group, request in report.echoed_requests():
+            if entry.id is not None and index.conflicted(entry.key):
+                continue
+            fmt = format_of(request)
+            yield group, fmt or "", request if fmt is not None else None, entry
+    finally:
+        index.close()
 
 
 def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str]]) -> None:
-    """Refuse to write over a file the resubmission reads, or the mapping over the requests."""
+    """Refuse to write over a file the resubmission reads, or the mapping over the requests.
+
+    Refused too: an output that exists and is no regular file (nor a link to one). The new file
+    would be renamed over it: a FIFO's reader would get nothing, a device node (`/dev/null`, as
+    root) would be replaced, and the mapping written beside it, into `/dev`.
+    """
     taken = {os.path.realpath(p): os.fspath(p) for p in reads}
     for path in (out, mapping):
+        try:
+            mode = os.stat(path).st_mode  # through a link: a link to a regular file is fine
+        except FileNotFoundError:  # a new file (a dangling link: its target is made)
+            mode = stat.S_IFREG
+        if not stat.S_ISREG(mode):
+            raise BatchUsageError(
+                f"{path} is not a regular file (a pipe, a device, a socket or a folder): the "
+                "resubmission would replace it; name a file to write"
+            )
         found = taken.get(os.path.realpath(path))
         if found is not None:
             raise BatchUsageError(
@@ -76,8 +100,6 @@ def _replacing(path: str) -> Iterator[IO[bytes]]:
     A resubmission refused midway (a foreign request line) or interrupted leaves no partial
     request file that looks ready to upload, and the file `path` held before stays as it was.
     """
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     target = os.path.realpath(path)  # a symlink's target is replaced, as `open` wrote through it
     folder, name = os.path.split(target)
     temp = os.path.join(folder, f".{name}.{uuid.uuid4().hex[:12]}.part")

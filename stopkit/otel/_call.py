@@ -15,6 +15,7 @@ from typing import Any
 from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from stopkit._logsafe import shorten
 from stopkit._stop import Stop, ToolCall
 from stopkit.adapters._wire import either, raw_value, wire
 from stopkit.otel import _names as n
@@ -40,14 +41,21 @@ def attribute_value(value: Any) -> str | bool | int | float | None:
     """Return `value` as an attribute can hold it (an enum member: its value); None if it can't.
 
     A value from a provider or a custom adapter may be anything (a dict, a mixed list, None,
-    an SDK object): such a value is left off the span, and stays where it came from.
+    an SDK object): such a value is left off the span, and stays where it came from. Text is
+    cut to the length logs show (`stopkit._logsafe.LIMIT`, with `…`): a provider may send a
+    megabyte as its finish reason, and a span or a metric label must not carry it.
 
     Example:
         >>> attribute_value("end_turn"), attribute_value({"code": 1})
         ('end_turn', None)
+        >>> len(attribute_value("x" * 999))
+        200
     """
     value = raw_value(value)
-    return value if type(value) in _PLAIN else None
+    kind = type(value)
+    if kind is str:
+        return shorten(value)
+    return value if kind in _PLAIN else None
 
 
 def stop_attributes(stop: Stop) -> dict[str, Any]:
@@ -102,12 +110,12 @@ def _response_facts(raw: Any) -> dict[str, str]:
     if type(response_id) is not str:
         response_id = either(fields, "responseId", "response_id")
     if type(response_id) is str:
-        out[n.RESPONSE_ID] = response_id
+        out[n.RESPONSE_ID] = shorten(response_id)
     model = fields.get("model")
     if type(model) is not str:
         model = either(fields, "modelVersion", "model_version")
     if type(model) is str:
-        out[n.RESPONSE_MODEL] = model
+        out[n.RESPONSE_MODEL] = shorten(model)  # a metric label too: bounded like any value
     return out
 
 

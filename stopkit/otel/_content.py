@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from stopkit._logsafe import LIMIT, REDACTED
+from stopkit._logsafe import REDACTED, shorten
 from stopkit._secrets import redact_text, redact_value
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._wire import to_json
@@ -37,8 +37,7 @@ def scrub_text(text: str) -> str:
         >>> scrub_text("401 for https://h.example/v1?key=AIza123")
         '401 for https://h.example/v1?key=[redacted]'
     """
-    text = redact_text(text, mark=REDACTED)
-    return text if len(text) <= LIMIT else text[: LIMIT - 1] + "…"
+    return shorten(redact_text(text, mark=REDACTED))
 
 
 def _dumps(value: Any) -> str:

@@ -29,7 +29,7 @@ from opentelemetry.metrics import CallbackOptions, Observation
 from stopkit import __version__
 from stopkit.otel import _names as n
 
-__all__ = ["Telemetry", "safe"]
+__all__ = ["STOP_SETS", "StopCounts", "Telemetry", "safe"]
 
 logger = logging.getLogger("stopkit.otel")
 
@@ -54,17 +54,37 @@ def safe(fn: _Fn) -> _Fn:
     return guarded  # type: ignore[return-value]
 
 
+#: The attribute sets `stopkit.stops` counts apart: the SDK's own default cardinality limit
+#: (`opentelemetry.sdk.metrics` `_DEFAULT_CARDINALITY_LIMIT`, 2000). A custom adapter's details
+#: may be of any number; past this many sets, replies are counted in the overflow set.
+STOP_SETS = 2000
+# The set the SDK counts overflowing measurements in (the specification's "Overflow attribute").
+_OVERFLOW = (("otel.metric.overflow", True),)
+
+
 class StopCounts:
-    """The running count of replies per `stopkit.stops` attribute set, read by the SDK."""
+    """The running count of replies per `stopkit.stops` attribute set, read by the SDK.
+
+    At most `STOP_SETS` sets are counted apart; a reply under any other set is counted in the
+    overflow set (`otel.metric.overflow`), as the SDK does past its cardinality limit.
+    """
 
     def __init__(self) -> None:
-        self._counts: dict[tuple[tuple[str, str], ...], int] = {}
+        self._counts: dict[tuple[tuple[str, Any], ...], int] = {}
         self._lock = threading.Lock()
 
     def add(self, attributes: tuple[tuple[str, str], ...]) -> None:
         """Count one reply under its attributes (name-value pairs)."""
+        counts = self._counts
         with self._lock:
-            self._counts[attributes] = self._counts.get(attributes, 0) + 1
+            found = counts.get(attributes)
+            # A new set past the limit (the overflow set, once there, is not one of them).
+            if found is None and len(counts) >= STOP_SETS + (_OVERFLOW in counts):
+                key: tuple[tuple[str, Any], ...] = _OVERFLOW
+                found = counts.get(key)
+            else:
+                key = attributes
+            counts[key] = (found or 0) + 1
 
     def observe(self, options: CallbackOptions) -> Iterable[Observation]:
         """The callback of the asynchronous counter: every count so far."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -138,6 +140,45 @@ def test_a_pipe_is_refused_before_any_of_it_is_read(
     assert not (tmp_path / "o.jsonl").exists()
 
 
+def _special(kind: str, path: Path) -> None:
+    """Make `path` a file that is no regular file: a FIFO, a folder, a device, a socket, a link."""
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "device":
+        try:
+            os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+    elif kind == "socket":
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(path))
+    else:  # a link to a FIFO
+        os.mkfifo(path.with_name("target"))
+        path.symlink_to(path.with_name("target"))
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device", "socket", "link to a fifo"])
+@pytest.mark.parametrize("option", ["--resubmit", "--mapping"])
+def test_an_output_that_is_no_regular_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, option: str
+) -> None:
+    """--resubmit or --mapping naming a FIFO, a folder or a device: exit 2, nothing written."""
+    results = write_jsonl(tmp_path / "r.jsonl", [openai_ok("c-1", chat_body("length"))])
+    inputs = write_jsonl(tmp_path / "i.jsonl", [openai_request("c-1", max_tokens=10)])
+    special = tmp_path / "special"
+    _special(kind, special)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    named = {"--resubmit": [str(special)], "--mapping": [str(tmp_path / "o"), option, str(special)]}
+    argv = [str(results), "--input", str(inputs), "--resubmit", *named[option]]
+    code, _, err = _run(argv, capsys)
+    assert (code, "is not a regular file" in err, str(special) in err) == (2, True, True), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no mapping, no temporary file
+    kept = special.lstat().st_mode if kind != "link to a fifo" else special.stat().st_mode
+    assert not stat.S_ISREG(kept)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -206,3 +247,25 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []
+
+
+def test_max_line_size_counts_longer_lines_as_bad_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-line-size: a results or request line over it is `line_too_long`, by its place."""
+    long = openai_ok("c-2", chat_body("stop"))
+    long["response"]["body"]["choices"][0]["message"]["content"] = "x" * 5000
+    results = write_jsonl(tmp_path / "r.jsonl", [openai_ok("c-1", chat_body("length")), long])
+    requests = [openai_request("c-1", max_tokens=10), openai_request("c-2", messages=["y" * 5000])]
+    inputs = write_jsonl(tmp_path / "i.jsonl", requests)
+    code, out, _ = _run([str(results), "--input", str(inputs), "--max-line-size", "1000",
+                         "--json"], capsys)  # fmt: skip
+    assert code == 1
+    [bad] = [g for m in json.loads(out)["models"] for g in m["groups"]
+             if g["outcome"] == "line_too_long"]  # fmt: skip
+    assert bad["ids"] == [f"{results}:2", f"{inputs}:2"]
+    code, out, _ = _run([str(results), "--input", str(inputs), "--json"], capsys)
+    assert "line_too_long" not in out  # the default bound is far above these lines
+    with pytest.raises(SystemExit) as refused:
+        _run([str(results), "--max-line-size", "0"], capsys)
+    assert (refused.value.code, "must be greater than 0" in capsys.readouterr().err) == (2, True)

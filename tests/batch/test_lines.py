@@ -236,3 +236,59 @@ def test_keyed_gemini_lines_read_from_a_file(tmp_path: Path) -> None:
     """A Gemini JSON Lines results file reads every documented line shape."""
     path = write_jsonl(tmp_path / "gemini.jsonl", [c.line for c in GEMINI_CASES])
     assert len(_records(path)) == len(GEMINI_CASES)
+
+
+def _id(line: str) -> str:
+    found: str = json.loads(line)["custom_id"]
+    return found
+
+
+def _long_line(size: int) -> str:
+    """A results line of about `size` bytes: an answer that long."""
+    line = dict(ANTHROPIC[0].line, custom_id="long")
+    line["result"] = json.loads(json.dumps(line["result"]))
+    line["result"]["message"]["content"] = [{"type": "text", "text": "x" * size}]
+    return json.dumps(line)
+
+
+@pytest.mark.parametrize("where", ["middle", "first", "last, unterminated"])
+def test_a_line_over_the_bound_is_a_bad_line_and_the_audit_goes_on(
+    tmp_path: Path, where: str
+) -> None:
+    """A line longer than `max_line_size` is `line_too_long` with its number; the rest is read."""
+    good = [json.dumps(c.line) for c in ANTHROPIC[:3]]
+    long = _long_line(5000)
+    lines = {"middle": [good[0], long, good[1], good[2]], "first": [long, *good],
+             "last, unterminated": [*good, long]}[where]  # fmt: skip
+    path = tmp_path / "r.jsonl"
+    ending = "" if where.endswith("unterminated") else "\n"
+    path.write_text("\n".join(lines) + ending)
+    [chunk] = split([path], 1, max_line_size=1000)
+    records = list(read_chunk(chunk))
+    assert [(r.line, r.outcome.value, r.id) for r in records] == [
+        (i, "line_too_long", None) if line is long else (i, "replied", _id(line))
+        for i, line in enumerate(lines, 1)
+    ]
+    assert "over 1,000 bytes" in (records[lines.index(long)].message or "")
+    assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [Outcome.REPLIED] * 4
+
+
+def test_chunks_cut_around_a_line_over_the_bound_read_like_the_whole_file(tmp_path: Path) -> None:
+    """Split points that fall inside a long line skip it in pieces: the records are the same."""
+    path = tmp_path / "big.jsonl"
+    good = json.dumps(ANTHROPIC[0].line)
+    path.write_text("".join(f"{good}\n" for _ in range(3000)) + _long_line(3_000_000) + "\n"
+                    + "".join(f"{good}\n" for _ in range(3000)))  # fmt: skip
+
+    def records(parts: int) -> list[tuple[int, str]]:
+        found, before = [], 0
+        for chunk in split([path], parts, max_line_size=100_000):
+            lines = read_chunk(chunk)
+            found.extend((r.line + before, r.outcome.value) for r in lines)
+            before += lines.lines
+        return found
+
+    whole = records(1)
+    assert whole[3000] == (3001, "line_too_long")
+    assert len(whole) == 6001
+    assert records(7) == whole

@@ -17,6 +17,7 @@ from stopkit.batch import (
     ResubmitOptions,
     audit,
     check_input,
+    exit_status,
     resubmit,
 )
 from stopkit.batch._plan import plan, retryable, wanted
@@ -292,7 +293,9 @@ def test_an_echoing_line_without_its_request_is_listed_not_lost(
     tmp_path: Path, line: dict[str, Any], listed: str
 ) -> None:
     """A Vertex or Bedrock truncation that echoes no request is held back as `no_request`."""
-    results = [line, BEDROCK[1].line if "recordId" in line else VERTEX[1].line]
+    # (the other line under an id of its own: one id on two results lines is a conflict)
+    results = [line, dict(BEDROCK[1].line, recordId="CALL0000012") if "recordId" in line
+               else VERTEX[1].line]  # fmt: skip
     lines, _, (done, skipped) = _run(tmp_path, results, None)
     assert (len(lines), done.skipped) == (1, {"no_request": 1})
     assert [s.rsplit("/", 1)[-1] for s in skipped["no_request"]] == [listed]
@@ -507,27 +510,67 @@ def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    ("results", "inputs", "no_input", "no_result"),
+    ("results", "inputs", "no_result", "conflicts", "written"),
     [
-        (["a-2", "a-1"], ["a-1", "a-2", "a-2"], [], ["a-2"]),  # a request line given twice
-        (["a-2", "a-10", "a-2"], ["a-2", "a-10"], ["a-2"], []),  # a result line given twice
-        (["a-2", "a-2"], ["a-2", "a-2"], ["a-2"], ["a-2"]),  # both: no way to pair them
+        # a request line given twice: the first joins, the other is listed
+        (["a-2", "a-1"], ["a-1", "a-2", "a-2"], ["a-2"], [], ["a-2-r1"]),
+        # a result line given twice: a conflict, never resubmitted (its request is answered)
+        (["a-2", "a-10", "a-2"], ["a-2", "a-10"], [], ["a-2", "a-2"], ["a-10-r1"]),
+        # both: no way to pair them
+        (["a-2", "a-2"], ["a-2", "a-2"], ["a-2"], ["a-2", "a-2"], []),
     ],
 )
-def test_a_duplicated_id_is_resubmitted_once_and_the_extra_lines_listed(
-    tmp_path: Path, results: list[str], inputs: list[str], no_input: list[str],
-    no_result: list[str],
+def test_a_duplicated_id_is_resubmitted_at_most_once_and_the_extra_lines_listed(
+    tmp_path: Path, results: list[str], inputs: list[str], no_result: list[str],
+    conflicts: list[str], written: list[str],
 ) -> None:  # fmt: skip
-    """An id on two lines of a side joins once; the other line is listed, never sent twice."""
+    """An id on two request lines joins once; on two results lines it is a conflict, not sent."""
     by_id = {c.line["custom_id"]: c.line for c in ANTHROPIC}
     res = write_jsonl(tmp_path / "results.jsonl", [by_id[i] for i in results])
     ins = write_jsonl(tmp_path / "input.jsonl", [anthropic_request(i) for i in inputs])
     with audit([res]) as report:
         resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
-        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == no_input
+        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == []
         assert list(report.ids(Group(None, Outcome.NO_RESULT))) == no_result
-    written = [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")]
-    assert len(written) == len(set(written)) == len(set(results) & {"a-2", "a-10"})
+        assert list(report.ids(Group(None, Outcome.DUPLICATE_ID))) == conflicts
+    assert [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")] == written
+
+
+def test_an_id_on_two_results_lines_is_a_conflict_whatever_came_first(tmp_path: Path) -> None:
+    """A filtered result and a truncated one under one id: a conflict, never resubmitted."""
+    results = [
+        openai_ok("c-9", chat_body("length")),  # an unrelated truncation, seen first
+        openai_ok("c-1", chat_body("content_filter")),  # never to be resubmitted
+        openai_ok("c-1", chat_body("length")),
+    ]
+    inputs = [openai_request("c-1", max_tokens=10), openai_request("c-9", max_tokens=10)]
+    lines, links, (done, _) = _run(tmp_path, results, inputs)
+    assert [line["custom_id"] for line in lines] == ["c-9-r1"]
+    assert [link["old_id"] for link in links] == ["c-9"]
+    assert done.written == {"raise_max_tokens": 1}
+    res, ins = tmp_path / "results.jsonl", tmp_path / "input.jsonl"
+    with audit([res]) as report:
+        check_input(report, [ins])
+        assert [(e.id, e.line) for e in report.entries(Group(None, Outcome.DUPLICATE_ID))] == [
+            ("c-1", 2), ("c-1", 3),
+        ]  # fmt: skip
+        assert report.count(outcome=Outcome.NO_INPUT) == 0
+        assert report.count(outcome=Outcome.NO_RESULT) == 0
+        assert exit_status(report) == 1
+
+
+def test_an_echoed_request_whose_id_is_on_two_results_lines_is_not_resubmitted(
+    tmp_path: Path,
+) -> None:
+    """Bedrock results echo their requests: a recordId on two lines is a conflict there too."""
+    truncated = next(c.line for c in BEDROCK if c.name == "max_tokens")
+    results = [truncated, dict(truncated, modelInput=bedrock_input(64))]
+    results.append(dict(truncated, recordId="CALL0000009"))
+    lines, _, _ = _run(tmp_path, results, None)
+    assert [line["recordId"] for line in lines] == ["CALL0000009R1"]
+    with audit([tmp_path / "results.jsonl"], keep_requests=True) as report:
+        resubmit(report, tmp_path / "again.jsonl")
+        assert list(report.ids(Group(None, Outcome.DUPLICATE_ID))) == ["CALL0000002"] * 2
 
 
 def test_a_request_file_named_twice_is_read_once(tmp_path: Path) -> None:

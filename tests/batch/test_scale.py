@@ -76,3 +76,39 @@ def test_a_million_lines_in_constant_memory(tmp_path: Path) -> None:
     }  # fmt: skip
     print(f"peak RSS growth over {LINES:,} lines: {result['growth_mb']:.1f} MB")
     assert result["growth_mb"] <= MAX_GROWTH_MB, result
+
+
+_MEASURE_LONG = """
+import json, resource, sys
+from stopkit.batch import audit, Outcome
+
+def peak_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+small, big = sys.argv[1], sys.argv[2]
+audit([small]).close()  # imports, adapters and caches loaded before the baseline
+before = peak_mb()
+with audit([big], max_line_size=1 << 20) as report:
+    too_long = [e.line for g in report.counts if g.outcome is Outcome.LINE_TOO_LONG
+                for e in report.entries(g)]
+    lines = report.lines
+print(json.dumps({"growth_mb": peak_mb() - before, "lines": lines, "too_long": too_long}))
+"""
+
+
+def test_a_line_over_the_bound_is_never_held_whole(tmp_path: Path) -> None:
+    """A 200 MB line under a 1 MiB bound is counted as too long; peak RSS grows by <= 50 MB."""
+    big, small = tmp_path / "big.jsonl", tmp_path / "small.jsonl"
+    first = _OK.format(i=0, finish="stop")
+    small.write_text(first)
+    with big.open("w") as f:
+        f.write(first)
+        f.write(first[:-60] + "x" * 200_000_000 + first[-60:])
+        f.write(first)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE_LONG, str(small), str(big)],
+        capture_output=True, text=True, check=True, timeout=900,
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert (result["lines"], result["too_long"]) == (3, [2])
+    assert result["growth_mb"] <= MAX_GROWTH_MB, result

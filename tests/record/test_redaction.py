@@ -145,3 +145,85 @@ def test_secrets_in_server_sent_events_are_redacted(tmp_path: Path) -> None:
         {"type": "session.created", "session": {"client_secret": {"value": "REDACTED"}}},
         {"type": "text.delta", "delta": "see https://a.blob.core.windows.net/x?sv=1&sig=REDACTED"},
     ]
+
+
+def _held(value: Any) -> str:
+    return json.dumps(value)
+
+
+def test_json_held_in_strings_is_redacted_as_a_body_is(tmp_path: Path) -> None:
+    """Secret keys inside a Chat `function.arguments` string or a tool message are redacted."""
+    # A different secret in each place: each must be found where it is, not scrubbed as the
+    # copy of one found elsewhere.
+    arguments = {"city": "Paris", "auth_token": f"{SECRET}1", "refresh_token": f"{SECRET}2",
+                 "private_key": {"pem": f"{SECRET}3", "bits": 2048}, "secret": f"{SECRET}4"}
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "login", "arguments": _held(arguments)}}
+    result = {"ok": True, "session": {"secret": f"{SECRET}5"},
+              "note": _held({"secret": f"{SECRET}6"})}  # fmt: skip
+    body = {"model": "m", "messages": [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": _held(result)},
+    ]}  # fmt: skip
+    reply = {"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "tool_calls",
+             "message": {"role": "assistant", "tool_calls": [call]}}]}  # fmt: skip
+    recorded = _record(
+        tmp_path,
+        lambda c: c.post("https://x.test/v1/chat/completions", json=body),
+        httpx.Response(200, json=reply),
+    )
+    hidden = {"city": "Paris", "auth_token": "REDACTED", "refresh_token": "REDACTED",
+              "private_key": {"pem": "REDACTED", "bits": 2048}, "secret": "REDACTED"}  # fmt: skip
+    sent = recorded["request"]["body"]["messages"]
+    assert json.loads(sent[0]["tool_calls"][0]["function"]["arguments"]) == hidden
+    assert json.loads(sent[1]["content"]) == {
+        "ok": True, "session": {"secret": "REDACTED"}, "note": _held({"secret": "REDACTED"}),
+    }  # fmt: skip
+    said = recorded["response"]["body"]["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert json.loads(said["arguments"]) == hidden
+
+
+def test_json_held_in_a_string_without_secrets_is_kept_as_sent(tmp_path: Path) -> None:
+    """Arguments text with no credential keeps its exact text (spacing, key order)."""
+    arguments = '{ "city":"Paris",  "days": 3 }'
+    body = {"messages": [{"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}]}]}
+    recorded = _record(tmp_path, lambda c: c.post("https://x.test/v1/chat/completions", json=body))
+    assert recorded["request"]["body"] == body
+
+
+def test_requests_holding_secrets_in_json_strings_replay_by_request(tmp_path: Path) -> None:
+    """A request whose tool message holds a secret matches its redacted recording."""
+    body = {"messages": [{"role": "tool", "tool_call_id": "c1",
+                          "content": _held({"auth_token": SECRET, "n": 1})}]}  # fmt: skip
+
+    def send(client: httpx.Client) -> Any:
+        return client.post("https://x.test/v1/chat/completions", json=body)
+
+    _record(tmp_path, send)
+    transport = stopkit.ReplayTransport(tmp_path, match="request")
+    with httpx.Client(transport=transport) as client:
+        assert send(client).json() == REPLY
+    assert transport.misses == []
+
+
+_JWT = (
+    "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".eyJpc3MiOiJzdmNAcC5pYW0uZ3NlcnZpY2VhY2NvdW50LmNvbSJ9"
+    ".c2lnbmF0dXJlLWJ5dGVzLWhlcmUtWnE5VnZUZzJiUTd4"
+)
+
+
+def test_a_jwt_in_an_assertion_form_field_is_redacted(tmp_path: Path) -> None:
+    """The JWT-bearer grant's `assertion` (google-auth's token exchange) is redacted."""
+    form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": _JWT}
+    recorder = stopkit.RecordingTransport(
+        tmp_path, wrapped=httpx.MockTransport(lambda request: httpx.Response(200, json=REPLY))
+    )
+    with httpx.Client(transport=recorder) as client:
+        client.post("https://oauth2.x.test/token", data=form)
+    text = recorder.written[0].read_text()
+    assert _JWT not in text
+    assert json.loads(text)["request"]["body"] == (
+        "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=REDACTED"
+    )
