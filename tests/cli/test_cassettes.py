@@ -186,3 +186,15 @@ def test_the_audit_text_shows_the_table_then_what_is_not_done(
     assert lines[-2].split()[:3] == [f"{EXAMPLES}/vcrpy-json/test_research.json#1",
                                      "openai.responses", "paused/background"]  # fmt: skip
     assert code == EXIT_UNKNOWN
+
+
+def test_with_an_adapter_named_the_exchanges_it_does_not_read_are_skipped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--adapter` reads the replies it recognizes; the other providers' count as not LLM."""
+    code, out, _ = _run(["audit", "--json", "--adapter", "anthropic", str(EXAMPLES)], capsys)
+    report = json.loads(out)
+    assert set(report["counts"]) == {"tool_request", "output_limit", "unknown"}
+    assert {p for by in report["counts"].values() for p in by} == {"anthropic"}
+    assert report["skipped"] == {"other": 10, "error": 1}
+    assert code == EXIT_UNKNOWN

@@ -183,3 +183,33 @@ def test_deflate_is_read_zlib_wrapped_or_raw(wrap: bool, tmp_path: Path) -> None
     body = packer.compress(json.dumps(REPLY).encode()) + packer.flush()
     path = _write(tmp_path, "d.yaml", _cassette(body, headers=_gzip_headers("deflate")))
     assert read_cassette(path)[0].reply == REPLY
+
+
+def test_an_old_vcrpy_httpx_cassette_is_read(tmp_path: Path) -> None:
+    """A vcrpy 4 or 5 httpx cassette (`status_code`, `content`: the body decoded) is read.
+
+    Its httpx stub (`_to_serialized_response`) kept `httpx.Response.content`, which httpx has
+    already decompressed, under the headers as sent: the body is not decompressed again.
+    """
+    response = {
+        "status_code": 200,
+        "http_version": "HTTP/1.1",
+        "headers": _gzip_headers(),
+        "content": json.dumps(REPLY),
+    }
+    request = {
+        "method": "POST",
+        "uri": "https://api.anthropic.com/v1/messages",
+        "body": None,
+        "headers": {},
+    }
+    old = {"interactions": [{"request": request, "response": response}], "version": 1}
+    (exchange,) = read_cassette(_write(tmp_path, "old.yaml", yaml.dump(old)))
+    assert (exchange.status, exchange.reply) == (200, REPLY)
+
+
+def test_python_2_era_string_tags_are_read_as_strings(tmp_path: Path) -> None:
+    """`!!python/unicode` (vcrpy under Python 2) is a plain string, as vcrpy itself reads it."""
+    text = _cassette(json.dumps(REPLY)).replace("string: '", "string: !!python/unicode '")
+    assert "!!python/unicode" in text
+    assert read_cassette(_write(tmp_path, "py2.yaml", text))[0].reply == REPLY
