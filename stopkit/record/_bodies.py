@@ -142,6 +142,8 @@ def decode_body(content: bytes, media: str | None, *, strict: bool) -> tuple[Any
     raises `ValueError`; otherwise it is kept as text.
     """
     head = content.removeprefix(b"\xef\xbb\xbf").lstrip()[:8]
+    if not head:  # no body (a 204, a HEAD): nothing to read, whatever its type says
+        return _text(content), None
     if media is None:
         looks_json, stream = head.startswith(_JSON_STARTS), head.startswith(_SSE_STARTS)
     else:

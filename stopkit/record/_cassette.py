@@ -51,6 +51,15 @@ YAML_CASSETTE = re.compile(rb"^(interactions|requests):", re.M)
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
+class BadExchange(ValueError):
+    """One exchange of a cassette or HAR file cannot be read: its index, and the problem."""
+
+    def __init__(self, exchange: int, problem: str) -> None:
+        self.exchange = exchange
+        self.problem = problem
+        super().__init__(f"exchange #{exchange}: {problem}")
+
+
 def _header(headers: Any, name: str) -> list[str]:
     """The values of a header, from vcrpy's `{name: [values]}` or HAR's `[{name, value}]`."""
     if isinstance(headers, Mapping):
@@ -196,15 +205,6 @@ def _har_exchange(
         iter(_header(response.get("headers"), "content-type")), None
     )
     return _exchange(path, index, summary, response.get("status"), content_type, body)
-
-
-class BadExchange(ValueError):
-    """One exchange of a cassette or HAR file cannot be read: its index, and the problem."""
-
-    def __init__(self, exchange: int, problem: str) -> None:
-        self.exchange = exchange
-        self.problem = problem
-        super().__init__(f"exchange #{exchange}: {problem}")
 
 
 def _exchanges(value: Any, path: Path | None, limit: int) -> list[Payload] | None:

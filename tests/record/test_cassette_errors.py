@@ -213,3 +213,9 @@ def test_python_2_era_string_tags_are_read_as_strings(tmp_path: Path) -> None:
     text = _cassette(json.dumps(REPLY)).replace("string: '", "string: !!python/unicode '")
     assert "!!python/unicode" in text
     assert read_cassette(_write(tmp_path, "py2.yaml", text))[0].reply == REPLY
+
+
+def test_an_empty_body_is_nothing_to_read_not_an_error(tmp_path: Path) -> None:
+    """A response with no body (a 204, a HEAD) is kept, whatever content type it says."""
+    (exchange,) = read_cassette(_write(tmp_path, "empty.yaml", _cassette("", status=204)))
+    assert (exchange.status, exchange.reply, exchange.events) == (204, "", None)
