@@ -73,18 +73,15 @@ def test_a_cassette_replays_by_request(tmp_path: Path) -> None:
     assert "session.yaml#0" in str(caught.value.__cause__)
 
 
-def test_the_replay_fixture_takes_a_cassette(tmp_path: Path) -> None:
+def test_the_replay_fixture_takes_a_cassette(stopkit_replay: ReplayFactory, tmp_path: Path) -> None:
     """`stopkit_replay.client(cassette)` serves the cassette to an SDK client."""
     cassette = _recorded(tmp_path, [("anthropic", "refusal.json")], "br")
-    factory = ReplayFactory(tmp_path)
-    try:
-        client = anthropic.Anthropic(api_key="sk-test", http_client=factory.client(cassette.name))
-        message = client.messages.create(
-            model="claude-test-model", max_tokens=256, messages=sdk.MESSAGES
-        )
-    finally:
-        factory.close()
+    client = anthropic.Anthropic(api_key="sk-test", http_client=stopkit_replay.client(cassette))
+    message = client.messages.create(
+        model="claude-test-model", max_tokens=256, messages=sdk.MESSAGES
+    )
     assert message.stop_reason == "refusal"
+    assert [p.name for p in stopkit_replay.transports[0].served] == ["session.yaml#0"]
 
 
 def _session(path: Path) -> Path:
