@@ -9,8 +9,9 @@ they are, as vcrpy's own cassette loader reads them (`vcr/serializers/yamlserial
 An alias is a reference to a node already read: `[*a, *a]` shares one object, so aliases nested
 a few levels deep ("billion laughs") make a structure that is small in memory and huge when
 walked (dumped to JSON, redacted). Before anything is constructed, the document's size with
-every alias counted as a copy is measured, once per node; past ten times its own node count
-(plus a margin), or with an alias inside the node it names, it is refused.
+every alias counted as a copy is measured, once per node (when the text holds an anchor at
+all); past ten times its own node count (plus a margin), or with an alias inside the node it
+names, it is refused.
 
 PyYAML is the `stopkit[cassettes]` extra; without it the error names the extra.
 """
@@ -18,6 +19,7 @@ PyYAML is the `stopkit[cassettes]` extra; without it the error names the extra.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +28,9 @@ __all__ = ["load_yaml"]
 INSTALL = "pip install 'stopkit[cassettes]'"
 # How much aliases may make a document grow when walked: ten times its nodes, plus this margin.
 _GROWTH, _MARGIN = 10, 10_000
+# Where an anchor (`&name`) may stand: at a line's start, after blank space or a flow indicator.
+# Text that only looks like one (inside a quoted string) costs the measure, never a miss.
+_ANCHOR = re.compile(rb"(?:^|[\s\[{,])&[^\s\[\]{},]", re.M)
 
 
 def _yaml() -> Any:
@@ -83,17 +88,7 @@ def _loader() -> type:
     base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
     class CassetteLoader(base):  # type: ignore[misc,valid-type]
-        def get_single_data(self) -> Any:
-            node = self.get_single_node()
-            if node is None:
-                return None
-            limit = _GROWTH * _distinct(node, yaml) + _MARGIN
-            if _expanded_size(node, yaml, limit) > limit:
-                raise ValueError(
-                    f"its YAML aliases expand it past {limit} nodes (a 'billion laughs' "
-                    "document): refused"
-                )
-            return self.construct_document(node)
+        """PyYAML's safe loader, with the harmless tags of old vcrpy cassettes."""
 
     plain: dict[str, Callable[[Any, Any], Any]] = {
         "tag:yaml.org,2002:python/str": lambda loader, node: loader.construct_scalar(node),
@@ -105,17 +100,30 @@ def _loader() -> type:
     return CassetteLoader
 
 
-def load_yaml(text: str | bytes) -> Any:
+def _check_aliases(root: Any, yaml: Any) -> None:
+    limit = _GROWTH * _distinct(root, yaml) + _MARGIN
+    if _expanded_size(root, yaml, limit) > limit:
+        raise ValueError(
+            f"its YAML aliases expand it past {limit} nodes (a 'billion laughs' document): refused"
+        )
+
+
+def load_yaml(text: bytes) -> Any:
     """Parse one YAML document safely; raise `ValueError` naming what is wrong with it.
 
     Example:
-        >>> load_yaml("interactions: []")
+        >>> load_yaml(b"interactions: []")
         {'interactions': []}
     """
     yaml = _yaml()
     loader = _loader()(text)
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _ANCHOR.search(text):  # no anchor, no alias: nothing to measure
+            _check_aliases(node, yaml)
+        return loader.construct_document(node)
     except yaml.constructor.ConstructorError as exc:
         raise ValueError(f"a YAML tag stopkit does not construct ({exc.problem})") from None
     except yaml.YAMLError as exc:

@@ -219,3 +219,12 @@ def test_an_empty_body_is_nothing_to_read_not_an_error(tmp_path: Path) -> None:
     """A response with no body (a 204, a HEAD) is kept, whatever content type it says."""
     (exchange,) = read_cassette(_write(tmp_path, "empty.yaml", _cassette("", status=204)))
     assert (exchange.status, exchange.reply, exchange.events) == (204, "", None)
+
+
+def test_a_few_aliases_are_read(tmp_path: Path) -> None:
+    """PyYAML writes an alias for an object dumped twice: such a cassette reads as two exchanges."""
+    interaction = yaml.safe_load(_cassette(json.dumps(REPLY)))["interactions"][0]
+    text = yaml.dump({"interactions": [interaction, interaction], "version": 1})
+    assert "&id001" in text
+    exchanges = read_cassette(_write(tmp_path, "twice.yaml", text))
+    assert [p.reply for p in exchanges] == [REPLY, REPLY]
