@@ -3,6 +3,8 @@
 - `ScriptedModel` — a `call_model` that replays a list of replies (SDK objects, JSON dicts, or
   exceptions to raise) and records every call it receives; sync (`model(...)`) and async
   (`await model.acall(...)`).
+- `cassette_replies` — the LLM replies a vcrpy cassette or HAR file recorded, in order, to
+  script a `ScriptedModel` with: `ScriptedModel(cassette_replies("cassettes/test_chat.yaml"))`.
 - `load_payload`, `load_payloads`, `Payload` — read reply, stream and recorded-exchange files;
   `assert_stop` — assert a reply's `Stop` with a readable diff; `payload_params` — one
   `pytest.param` per payload file. The pytest plugin (`stopkit.pytest_plugin`, loaded
@@ -22,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from stopkit._testkit import assert_stop, payload_params
 from stopkit.record._payloads import Payload, load_payload, load_payloads
+from stopkit.record._recordings import read_cassette, reply_kind
 
 __all__ = [
     "ModelCall",
@@ -33,6 +37,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptedModel",
     "assert_stop",
+    "cassette_replies",
     "load_payload",
     "load_payloads",
     "payload_params",
@@ -98,3 +103,21 @@ class ScriptedModel:
 
     def __repr__(self) -> str:
         return f"ScriptedModel({len(self.replies)} replies, {len(self.calls)} calls made)"
+
+
+def cassette_replies(path: str | Path) -> list[Any]:
+    """Return the LLM replies a cassette or HAR file recorded, in order, for a `ScriptedModel`.
+
+    Each is the reply's JSON body, or a stream's list of events (which the loop reads as a
+    stream). The cassette's other exchanges (a token request, a model list) and its error
+    responses are left out. See `stopkit.record.read_cassette` for the formats read.
+
+    Example:
+        >>> model = ScriptedModel(cassette_replies("cassettes/test_agent.yaml"))  # doctest: +SKIP
+        >>> outcome = stopkit.run_loop(model, "Weather in Paris?", tools=tools)  # doctest: +SKIP
+    """
+    return [
+        payload.events if payload.is_stream else payload.reply
+        for payload in read_cassette(path)
+        if reply_kind(payload) == "reply"
+    ]

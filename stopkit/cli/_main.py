@@ -15,7 +15,7 @@ from typing import Any
 
 import stopkit
 from stopkit.batch import _command as _batch
-from stopkit.cli import _demo, _normalize, _table
+from stopkit.cli import _audit, _demo, _normalize, _table
 from stopkit.cli._output import Pipe
 from stopkit.loop.journal import _cli as _runs
 
@@ -23,6 +23,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 COMMANDS: tuple[Callable[[Any], None], ...] = (
     _normalize.register,
+    _audit.register,
     _table.register,
     _demo.register,
     _batch.register,

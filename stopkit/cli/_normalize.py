@@ -15,15 +15,15 @@ import os
 import re
 import stat
 import sys
-from collections import Counter
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from stopkit._errors import AdapterNotFound, StopkitError
+from stopkit._errors import AdapterNotFound
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
-from stopkit.cli._output import EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE, paint, use_colour
-from stopkit.record._payloads import payload_files, payload_from_bytes
+from stopkit.cli._output import paint, use_colour
+from stopkit.cli._recorded import Read, Tally, Unreadable, input_files, read_replies
+from stopkit.record._recordings import DEFAULT_MAX_SIZE
 
 __all__ = ["register"]
 
@@ -71,7 +71,6 @@ def _size(text: str) -> int:
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
 _UNITS = {"B": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
-DEFAULT_MAX_SIZE = 100 * 1000**2
 
 
 def _read(target: str, limit: int) -> bytes:
@@ -90,57 +89,42 @@ def _read(target: str, limit: int) -> bytes:
     return data
 
 
-def _paths(target: str) -> list[str]:
-    path = Path(target)
-    if target != "-" and path.is_dir():
-        return [str(p) for p in payload_files(path)]
-    return [target]
-
-
-def _summary(reasons: Counter[StopReason], unreadable: int) -> str:
-    total = sum(reasons.values())
-    counts = ", ".join(f"{reasons[r]} {r.value}" for r in StopReason if reasons[r])
-    text = f"{total} {'reply' if total == 1 else 'replies'}" + (f": {counts}" if counts else "")
-    if unreadable:
-        text += f"; {unreadable} file{'' if unreadable == 1 else 's'} unreadable"
-    return text
+def read_inputs(
+    args: argparse.Namespace, tally: Tally, err: TextIO
+) -> Iterator[Read | Unreadable]:
+    """Yield the replies of every input named on the command line, each error told on `err`."""
+    for target in args.files:
+        paths = input_files(target)
+        if not paths:
+            print(f"stopkit: no reply files under {target}", file=err)
+            tally.unreadable["file"] += 1
+        for path in paths:
+            try:
+                data = _read(path, args.max_size)
+            except (OSError, ValueError) as exc:
+                found: Iterable[Read | Unreadable] = [tally.failed(path, exc)]
+            else:
+                found = read_replies(path, data, tally, adapter=args.adapter,
+                                     max_size=args.max_size)  # fmt: skip
+            for item in found:
+                if isinstance(item, Unreadable):
+                    print(f"stopkit: {item.message}", file=err)
+                yield item
 
 
 def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     colour = use_colour(out) and not args.json
     results: list[dict[str, Any]] = []
-    reasons: Counter[StopReason] = Counter()
-    unreadable = 0
-    for target in args.files:
-        paths = _paths(target)
-        if not paths:
-            print(f"stopkit: no reply files under {target}", file=err)
-            unreadable += 1
-        for path in paths:
-            try:
-                item = payload_from_bytes(
-                    _read(path, args.max_size), None if path == "-" else Path(path)
-                )
-                stop = item.stop(adapter=args.adapter)
-            except (StopkitError, OSError, ValueError) as exc:
-                unreadable += 1
-                message = str(exc) if str(exc).startswith(path) else f"{path}: {exc}"
-                print(f"stopkit: {message}", file=err)
-                results.append({"file": path, "error": message})
-                continue
-            reasons[stop.reason] += 1
-            results.append(
-                {"file": path, "stream": item.is_stream, "stop": stop.model_dump(mode="json")}
-            )
-            if not args.json:
-                print(_stop_row(path, stop, colour), file=out)
+    tally = Tally()
+    for item in read_inputs(args, tally, err):
+        results.append(item.as_json())
+        if isinstance(item, Read) and not args.json:
+            print(_stop_row(item.name, item.stop, colour), file=out)
     if args.json:
         json.dump(results, out, indent=2, default=str)
         out.write("\n")
-    print(f"stopkit: {_summary(reasons, unreadable)}", file=err)
-    if unreadable:
-        return EXIT_UNREADABLE
-    return EXIT_UNKNOWN if reasons[StopReason.UNKNOWN] else EXIT_OK
+    print(f"stopkit: {tally.summary()}", file=err)
+    return tally.status()
 
 
 def _adapter(name: str) -> str:
@@ -152,25 +136,33 @@ def _adapter(name: str) -> str:
     return name
 
 
-def register(commands: Any) -> None:
-    """Add the `normalize` sub-command to the parser's sub-commands."""
-    norm = commands.add_parser(
-        "normalize",
-        help="print the Stop of reply files (JSON bodies, SDK dumps, SSE streams, folders)",
-        description=(
-            "Print why each reply stopped; unreadable files and a summary go to stderr. Exit "
-            "status: 0 when every reply was read and none is unknown, 1 when some reply is "
-            "unknown, 2 when some file could not be read."
-        ),
-    )
-    norm.add_argument("files", nargs="+", help="reply files or folders; - reads stdin")
-    norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
-    norm.add_argument("--adapter", type=_adapter, help="skip auto-detection: the adapter's name")
-    norm.add_argument(
+def add_reading_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of how inputs are read (`--adapter`, `--max-size`) to a sub-command."""
+    parser.add_argument("--adapter", type=_adapter, help="skip auto-detection: the adapter's name")
+    parser.add_argument(
         "--max-size",
         type=_size,
         default=DEFAULT_MAX_SIZE,
         metavar="SIZE",
         help="refuse an input larger than this (default 100MB; e.g. 2GB, 512KB)",
     )
+
+
+def register(commands: Any) -> None:
+    """Add the `normalize` sub-command to the parser's sub-commands."""
+    norm = commands.add_parser(
+        "normalize",
+        help="print the Stop of reply files (JSON bodies, SDK dumps, SSE streams, cassettes, "
+        "HAR files, folders)",
+        description=(
+            "Print why each reply stopped; unreadable files and a summary go to stderr. A vcrpy "
+            "cassette or HAR file gives one line per recorded LLM reply (file#N); its other "
+            "exchanges and error responses are skipped and counted. Exit status: 0 when every "
+            "reply was read and none is unknown, 1 when some reply is unknown, 2 when some file "
+            "could not be read."
+        ),
+    )
+    norm.add_argument("files", nargs="+", help="reply files or folders; - reads stdin")
+    norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    add_reading_options(norm)
     norm.set_defaults(run=_normalize_command)

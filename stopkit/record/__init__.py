@@ -6,6 +6,8 @@
   matching the request.
 - `Payload`, `load_payload`, `load_payloads` — reading payload files (recorded exchanges,
   case files, bare replies, streams).
+- `read_cassette` — the exchanges of the recordings a project already has: vcrpy and
+  pytest-recording cassettes (YAML or JSON, gzipped or not) and HAR files, as payloads.
 
 The transports need httpx; reading payload files does not, so each name is imported on first
 use.
@@ -21,15 +23,24 @@ from stopkit._lazy import lazy_exports
 if TYPE_CHECKING:
     from stopkit.record._payloads import Payload, load_payload, load_payloads
     from stopkit.record._recording import RecordingTransport
+    from stopkit.record._recordings import read_cassette
     from stopkit.record._replay import ReplayTransport
 
-__all__ = ["Payload", "RecordingTransport", "ReplayTransport", "load_payload", "load_payloads"]
+__all__ = [
+    "Payload",
+    "RecordingTransport",
+    "ReplayTransport",
+    "load_payload",
+    "load_payloads",
+    "read_cassette",
+]
 
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "_payloads": ("Payload", "load_payload", "load_payloads"),
         "_recording": ("RecordingTransport",),
+        "_recordings": ("read_cassette",),
         "_replay": ("ReplayTransport",),
     },
     globals(),

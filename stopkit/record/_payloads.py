@@ -63,6 +63,10 @@ class Payload:
     """The recorded request summary (recorded exchanges)."""
     response: dict[str, Any] = field(default_factory=dict)
     """The recorded response: status, content_type, headers, SSE framing (recorded exchanges)."""
+    exchange: int | None = None
+    """Its index among the exchanges of its cassette or HAR file (None for a payload file)."""
+    content: bytes | None = None
+    """The response body as the client read it (cassettes and HAR files), served back as is."""
 
     @property
     def is_stream(self) -> bool:
@@ -70,9 +74,15 @@ class Payload:
         return self.events is not None
 
     @property
+    def status(self) -> int:
+        """The recorded HTTP status (200 when the file records none)."""
+        return int(self.response.get("status", 200))
+
+    @property
     def name(self) -> str:
-        """The file's name, or `<inline>`."""
-        return self.path.name if self.path is not None else "<inline>"
+        """The file's name (`cassette.yaml#2` for an exchange of a cassette), or `<inline>`."""
+        name = self.path.name if self.path is not None else "<inline>"
+        return name if self.exchange is None else f"{name}#{self.exchange}"
 
     def stop(self, *, adapter: str | Adapter | None = None) -> Stop:
         """Return this payload's `Stop` (through `normalize_stream` for a stream).

@@ -13,7 +13,8 @@ import httpx
 
 from stopkit._errors import NoRecording
 from stopkit._secrets import redact_text
-from stopkit.record._payloads import Payload, load_payload, load_payloads
+from stopkit.record._payloads import Payload
+from stopkit.record._recordings import load_recording, read_cassette, recording_files
 from stopkit.record._redact import WIRE, redact_request_body
 from stopkit.record._wire import library_of, sse_chunks
 
@@ -23,8 +24,9 @@ __all__ = ["ReplayTransport"]
 class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """Serve recorded payloads back as HTTP responses, by order or by matching the request.
 
-    `source` is a folder, a file, or a list of files: recorded exchanges, or any payload file
-    (a case file's `reply` is served as JSON, its `events` as SSE). `match="order"` serves
+    `source` is a folder, a file, or a list of files: recorded exchanges, any payload file
+    (a case file's `reply` is served as JSON, its `events` as SSE), or a vcrpy cassette or HAR
+    file (each of its exchanges, as recorded; see `from_cassette`). `match="order"` serves
     them one after the other; `match="request"` serves the first unserved recording whose
     method, path and (redacted) JSON body equal the request's (files without a recorded
     request match any request). A request with nothing to serve raises `NoRecording`; the SDKs
@@ -51,15 +53,33 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             if isinstance(item, Payload):
                 self.payloads.append(item)
             elif Path(item).is_dir():
-                self.payloads += load_payloads(item)
+                for path in recording_files(Path(item)):
+                    self.payloads += load_recording(path)
             else:
-                self.payloads.append(load_payload(item))
+                self.payloads += load_recording(item)
         self.served: list[Payload] = []
         """The payloads served so far, in order."""
         self.misses: list[NoRecording] = []
         """The errors raised for requests with no recording (SDKs wrap them in their own)."""
         self._used = [False] * len(self.payloads)
         self._lock = threading.Lock()
+
+    @classmethod
+    def from_cassette(
+        cls, path: str | Path, *, match: Literal["order", "request"] = "order"
+    ) -> ReplayTransport:
+        """Serve the exchanges of a vcrpy cassette or a HAR file (see `read_cassette`).
+
+        Every exchange is served, error responses and non-LLM requests too, each body as the
+        client read it, with its status and content type.
+
+        Example:
+            >>> replay = ReplayTransport.from_cassette("cassettes/chat.yaml")  # doctest: +SKIP
+            >>> http = httpx2.Client(transport=replay)  # doctest: +SKIP
+        """
+        transport = cls(read_cassette(path), match=match)
+        transport.source = path
+        return transport
 
     def _matches(self, payload: Payload, method: str, path: str, body: Any) -> bool:
         recorded = payload.request
@@ -117,6 +137,9 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             if k not in WIRE and k != "set-cookie"
         }
         status = int(meta.get("status", 200))
+        if payload.content is not None:  # a cassette's body, as the client read it
+            headers["content-type"] = meta.get("content_type") or "application/octet-stream"
+            return lib.Response(status, headers=headers, content=payload.content, request=request)
         if payload.events is not None:
             headers["content-type"] = meta.get("content_type") or "text/event-stream"
             chunks = sse_chunks(payload)
