@@ -104,7 +104,7 @@ class Run:
         self.prompt = messages if isinstance(messages, str) else None
         self.transcript: list[Any] = starting_messages(messages, self.adapter)
         self.input = tuple(self.transcript)
-        self.base: Mapping[str, Any] = settings.overrides or {}
+        self.base: Mapping[str, Any] = settings.call_overrides
         self.next_overrides: Mapping[str, Any] = self.base
         self.tried: list[Mapping[str, Any]] = []
         self.turn = 0

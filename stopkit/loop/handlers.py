@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias
 
 from stopkit._adapter import Adapter
+from stopkit._counting import output_tokens
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._settings import LoopSettings, check_handlers
@@ -280,26 +281,32 @@ def _compact_or_finish(ctx: LoopContext) -> Action:
 
 
 def retry_with_more_tokens(ctx: LoopContext) -> Action:
-    """Retry once with `max_tokens` doubled (capped); cut again, finish as truncated.
+    """Retry once with a doubled output ceiling (capped by `max_tokens_cap`); cut again, finish.
 
-    The default for `output_limit`. The current ceiling is the call's `max_tokens` override,
-    else the loop's `max_tokens` setting; without either, or at the cap, it finishes at once.
-    When the context window (not the output ceiling) was hit, a bigger `max_tokens` cannot
-    help: it calls the loop's `compact` hook once if there is one, else finishes.
+    The default for `output_limit`. The ceiling doubled is the call's `max_tokens` override
+    (the loop's `max_tokens` setting goes with every call); when the loop knows none, the one
+    `call_model` used by default is read off the cut reply: the output tokens it reports (its
+    thinking included), which a reply cut at its ceiling spent whole. With neither, or at the
+    cap, it finishes as truncated at once. When the context window (not the output ceiling)
+    was hit, a bigger `max_tokens` cannot help: it calls the loop's `compact` hook once if
+    there is one, else finishes.
 
     Example:
         >>> DEFAULT_HANDLERS[StopReason.OUTPUT_LIMIT] is retry_with_more_tokens
         True
     """
-    if ctx.stop.detail == "context_window":
+    stop = ctx.stop
+    if stop.detail == "context_window":
         return _compact_or_finish(ctx)
     if ctx.repeats:
         return Finish(termination=Termination.OUTPUT_LIMIT)
-    current = ctx.overrides.get("max_tokens", ctx.settings.max_tokens)
+    current = ctx.overrides.get("max_tokens")
+    if current is None and stop.usage is not None:
+        current = output_tokens(stop.provider, stop.usage)
     if type(current) is not int or current <= 0:
         logger.info(
-            "stopkit: reply cut at the output limit and the current max_tokens is unknown "
-            "(pass max_tokens= to the loop so it can raise it); finishing as truncated"
+            "stopkit: reply cut at the output limit, and neither the loop (max_tokens=) nor "
+            "the reply (its output tokens) says the ceiling; finishing as truncated"
         )
         return Finish(termination=Termination.OUTPUT_LIMIT)
     raised = min(current * 2, ctx.settings.max_tokens_cap)

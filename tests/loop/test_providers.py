@@ -21,6 +21,7 @@ from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
     TOOLS,
+    Gemini,
     OpenAIChat,
     OpenAIResponses,
     Shapes,
@@ -96,6 +97,23 @@ def test_truncation_then_raised_limit(p: Shapes) -> None:
     assert [c.overrides for c in model.calls] == [{"max_tokens": 512}, {"max_tokens": 1024}]
     assert model.calls[1].messages == (p.user,)
     assert len(outcome.messages) == 2
+
+
+def test_truncation_with_no_known_ceiling_doubles_what_the_reply_spent(p: Shapes) -> None:
+    """With no max_tokens known, the retry asks twice the output tokens the cut reply reports."""
+    outcome, model = run(p, [p.truncated("Paris is"), p.text("Paris is 18 °C.")])
+    assert outcome.termination is Termination.COMPLETED
+    assert [c.overrides for c in model.calls] == [{}, {"max_tokens": 10}]  # it reported 5
+
+
+def test_truncation_counts_gemini_thinking_into_the_ceiling() -> None:
+    """Gemini counts thinking apart from its output: both were spent under the ceiling."""
+    p = Gemini()
+    cut = p.truncated("Paris is")
+    cut["usageMetadata"] |= {"candidatesTokenCount": 100, "thoughtsTokenCount": 900}
+    outcome, model = run(p, [cut, p.text("Paris is 18 °C.")])
+    assert outcome.termination is Termination.COMPLETED
+    assert [c.overrides for c in model.calls] == [{}, {"max_tokens": 2000}]
 
 
 def test_truncation_twice(p: Shapes) -> None:
@@ -316,7 +334,9 @@ def test_sdk_objects_through_the_loop(p: Shapes) -> None:
     outcome, model = run(p, sdk_script, max_tokens=256)
     assert outcome.termination is Termination.COMPLETED
     assert outcome.text == "Paris 18 °C, Tokyo 24 °C."
-    assert [c.overrides for c in model.calls] == [{}, {}, {"max_tokens": 512}]
+    assert [c.overrides for c in model.calls] == [
+        {"max_tokens": 256}, {"max_tokens": 256}, {"max_tokens": 512}
+    ]  # fmt: skip
     # The transcript is plain JSON, whatever the replies were.
     json.dumps(outcome.messages)
     assert_every_call_answered_once(p, outcome)
