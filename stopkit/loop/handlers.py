@@ -69,14 +69,14 @@ SHORTER_PROMPT = (
 
 @dataclass(frozen=True, slots=True)
 class Continue:
-    """Append `messages` to the transcript (replace it when `replace=True`) and call again.
-
-    `overrides`, when given, are merged into the overrides of the next call only (a resume).
-    """
+    """Append `messages` to the transcript (replace it when `replace=True`) and call again."""
 
     messages: Sequence[Any]
+    """The messages to append (with `replace=True`: the new transcript)."""
     overrides: Mapping[str, Any] | None = None
+    """Overrides merged into the next call only (a resume's); None: none."""
     replace: bool = False
+    """Replace the transcript with `messages` instead of appending them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +88,7 @@ class Retry:
     """
 
     overrides: Mapping[str, Any]
+    """The overrides to merge in, e.g. `{"max_tokens": 2048}`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,9 @@ class Finish:
     """End the run; `text` defaults to the reply's text, `termination` to the reply's reason."""
 
     text: str | None = None
+    """The run's final text; None: the reply's text."""
     termination: Termination | None = None
+    """How the run ended; None: the termination the reply's reason gives."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,7 @@ class Escalate:
     reason: str | None = None
     """What is escalated, in words; defaults to the stop reason and its detail."""
     termination: Termination | None = None
+    """How the run ended; None: the termination the reply's reason gives."""
 
 
 Action: TypeAlias = Continue | Retry | Finish | Escalate
@@ -131,12 +135,15 @@ class LoopContext:
     """
 
     stop: Stop
+    """The reply's `Stop`: the reason this handler was called for."""
     messages: Sequence[Any]
+    """The transcript so far (the reply is not in it yet)."""
     turn: int
     """The model call (1-based) whose reply this is."""
     overrides: Mapping[str, Any]
     """The overrides that call was made with."""
     adapter: Adapter
+    """The adapter that read the reply: it builds the provider's messages."""
     input: Sequence[Any]
     """The run's starting messages, as given (a `str` prompt: its user message)."""
     repeats: int
@@ -146,6 +153,7 @@ class LoopContext:
     settings: LoopSettings
     """The loop's settings (`max_tokens`, `max_tokens_cap`, `compact`, `tools`, ...)."""
     is_async: bool
+    """Whether the run is an `arun_loop` one (where a handler may be async)."""
     _tools: ToolRunning = field(repr=False)
 
     def run_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
