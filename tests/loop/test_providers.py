@@ -401,3 +401,24 @@ def test_streaming_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[
         "type": "tool_result", "tool_use_id": "toolu_01",
         "content": json.dumps(get_weather("Paris"), ensure_ascii=False),
     }  # fmt: skip
+
+
+def test_a_str_prompt_to_google_genai_without_an_adapter_names_the_fix() -> None:
+    """google-genai refuses the default shape of a str prompt: one line says to pass the adapter."""
+    from tests import _wrap_clients as sdk
+
+    transport = stopkit.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.json")
+    client = sdk.client("gemini", transport)
+
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return client.models.generate_content(model="gemini-2.5-flash", contents=messages)
+
+    with pytest.raises(stopkit.ModelCallError) as caught:
+        stopkit.run_loop(call_model, "Weather in Paris?")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "went out as {'role': 'user', 'content': 'Weather in Paris?'}" in message
+    assert 'pass adapter="gemini"' in message
+    assert transport.served == []  # refused before it was sent
+    outcome = stopkit.run_loop(call_model, "Weather in Paris?", adapter="gemini")
+    assert outcome.termination is Termination.COMPLETED
