@@ -107,11 +107,18 @@ def _summary(reasons: Counter[StopReason], unreadable: int) -> str:
 
 
 def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    targets = args.files
+    if not targets:  # `cat reply.json | stopkit normalize`; from a terminal, nothing would come
+        if sys.stdin is None or sys.stdin.isatty():
+            print("stopkit normalize: give reply files or folders, or pipe a reply into stdin "
+                  "(- reads it)", file=err)  # fmt: skip
+            return EXIT_UNREADABLE
+        targets = ["-"]
     colour = use_colour(out) and not args.json
     results: list[dict[str, Any]] = []
     reasons: Counter[StopReason] = Counter()
     unreadable = 0
-    for target in args.files:
+    for target in targets:
         paths = _paths(target)
         if not paths:
             print(f"stopkit: no reply files under {target}", file=err)
@@ -163,7 +170,9 @@ def register(commands: Any) -> None:
             "unknown, 2 when some file could not be read."
         ),
     )
-    norm.add_argument("files", nargs="+", help="reply files or folders; - reads stdin")
+    norm.add_argument(
+        "files", nargs="*", help="reply files or folders; - (or none, from a pipe) reads stdin"
+    )
     norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     norm.add_argument("--adapter", type=_adapter, help="skip auto-detection: the adapter's name")
     norm.add_argument(
