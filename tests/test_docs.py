@@ -51,6 +51,21 @@ def test_example_prints_what_it_shows(example: Example, monkeypatch: pytest.Monk
     assert run(example, monkeypatch) == (example.out or "")
 
 
+def test_streams_page_shows_a_streaming_loop_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/streams.md runs a hand-written streaming loop that sends the rebuilt reply back."""
+    (own,) = (e for e in examples(DOCS / "streams.md") if e.name == "own-loop")
+    assert "adapter.assistant_message(stop)" in own.code
+    assert "adapter.tool_results(stop, results)" in own.code
+    sent: list[dict[str, Any]] = []
+    run(own, monkeypatch, sent)
+    first, second = (body["messages"] for body in sent)
+    assert second[: len(first)] == first
+    reply, results = second[len(first) :]
+    assert [block["type"] for block in reply["content"]] == ["text", "tool_use"]
+    [result] = results["content"]
+    assert (result["type"], result["tool_use_id"]) == ("tool_result", reply["content"][1]["id"])
+
+
 @pytest.mark.parametrize("page", PAGES, ids=label)
 def test_every_python_block_compiles(page: Path) -> None:
     """Every Python block is valid Python, also those that need an API key to run."""
