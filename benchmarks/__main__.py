@@ -20,7 +20,7 @@ from typing import Any
 
 import pyperf
 
-from benchmarks.cases import Case, all_cases
+from benchmarks.cases import Case, all_cases, runnable
 from benchmarks.report import build_report, commit, write_outputs
 
 QUICK = "--quick" in sys.argv
@@ -71,7 +71,7 @@ def main() -> None:
                                   help="skip the loop rows (before the loop driver exists)")
     args = runner.parse_args()
     started_at = "" if args.worker else commit()
-    cases = all_cases(loop=not args.no_loop)
+    cases = runnable(all_cases(loop=not args.no_loop), say=not args.worker)
     results: dict[str, Any] = {}
     for case in cases:
         bench = runner.bench_time_func(

@@ -8,7 +8,9 @@ its own row needs.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -27,9 +29,32 @@ from benchmarks.streams import EVENTS, STREAMS
 # that is several seconds of retries per process. Set before any worker imports litellm.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-__all__ = ["Case", "all_cases"]
+__all__ = ["Case", "all_cases", "needs", "runnable", "skipped"]
 
 Work = Callable[[], Any]
+Check = Callable[[], "str | None"]
+"""Says what a row needs and is missing, in words (None: nothing is)."""
+
+
+def needs(*modules: str) -> Check:
+    """Return the check of a row that imports these optional modules (import names)."""
+
+    def check() -> str | None:
+        for module in modules:
+            try:
+                found = importlib.util.find_spec(module)
+            except (ImportError, ValueError):  # a parent package missing, or set to None
+                found = None
+            if found is None:
+                return f"{module} is not installed"
+        return None
+
+    return check
+
+
+#: The SDK each core adapter's SDK-object rows import.
+SDK_MODULE = {"anthropic": "anthropic", "openai.chat": "openai", "openai.responses": "openai",
+              "gemini": "google.genai"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -38,7 +63,8 @@ class Case:
 
     `inner` is how many units one call of the callable does (1,000 events for a stream row,
     the turns of a loop run): the row reports the time per unit. `kind` says what the row
-    measures, `adapter`/`case` which reply.
+    measures, `adapter`/`case` which reply. `check` says what optional part (a package, a
+    server) the row needs and is missing: such a row is skipped, saying why.
     """
 
     group: str
@@ -49,6 +75,7 @@ class Case:
     adapter: str = ""
     case: str = ""
     inner: int = 1
+    check: Check | None = None
 
 
 # --- the floor ---------------------------------------------------------------------------------
@@ -383,10 +410,14 @@ def _reply_cases() -> list[Case]:
                 ("pydantic_ai", "pydantic-ai _process_response", PYDANTIC_AI_CALL[adapter],
                  lambda a=adapter, b=body: pydantic_ai_work(a, b)),
             ]
+            sdk = SDK_MODULE[adapter]
+            checks = {"stopkit_sdk": needs(sdk), "sdk_parse": needs(sdk),
+                      "litellm": needs("litellm"), "pydantic_ai": needs("pydantic_ai", sdk)}
             cases += [
-                Case("replies", f"{prefix}: {label}", call, factory, kind, adapter, case)
+                Case("replies", f"{prefix}: {label}", call, factory, kind, adapter, case,
+                     check=checks.get(kind))
                 for kind, label, call, factory in rows
-            ]
+            ]  # fmt: skip
     return cases
 
 
@@ -473,13 +504,13 @@ def _stream_cases() -> list[Case]:
             Case("streams", f"{prefix}: stopkit accumulator, SDK events",
                  f"get_adapter({adapter!r}).stream(): feed(sdk_event) x{EVENTS}, result()",
                  lambda a=adapter: _stream_stopkit(a, _sdk_events(a)), "stream_stopkit_sdk",
-                 adapter, "stream", EVENTS)
+                 adapter, "stream", EVENTS, needs(SDK_MODULE[adapter]))
         )
         if adapter in SDK_ACCUMULATOR:
             cases.append(
                 Case("streams", f"{prefix}: SDK's own accumulator, SDK events",
                      SDK_ACCUMULATOR[adapter], lambda a=adapter: _stream_sdk(a), "stream_sdk",
-                     adapter, "stream", EVENTS)
+                     adapter, "stream", EVENTS, needs(SDK_MODULE[adapter]))
             )
     return cases
 
@@ -522,11 +553,13 @@ def _loop_cases() -> list[Case]:
              stopkit_loop, "loop_overhead", inner=LOOP_TURNS + 1),
         Case("loop", f"loop: pydantic-ai Agent time per turn ({conversation}, FunctionModel)",
              "pydantic_ai.Agent(FunctionModel(f), tools=[lookup]).run_sync(prompt)",
-             pydantic_ai_loop, "loop_peer", case="pydantic-ai", inner=LOOP_TURNS + 1),
+             pydantic_ai_loop, "loop_peer", case="pydantic-ai", inner=LOOP_TURNS + 1,
+             check=needs("pydantic_ai")),
         Case("loop", f"loop: OpenAI Agents SDK Runner time per turn ({conversation}, fake Model)",
              "agents.Runner.run_sync(Agent(model=FakeModel(), tools=[function_tool(lookup)]), "
              "prompt)",
-             agents_sdk_loop, "loop_peer", case="openai-agents", inner=LOOP_TURNS + 1),
+             agents_sdk_loop, "loop_peer", case="openai-agents", inner=LOOP_TURNS + 1,
+             check=needs("agents")),
         Case("loop", "loop: one turn with 10 async tools each sleeping 100 ms (wall)",
              "await stopkit.arun_loop(ScriptedModel(script).acall, messages, "
              "tools={'lookup': async sleep(0.1)})",
@@ -540,3 +573,24 @@ def all_cases(*, loop: bool = True) -> list[Case]:
 
     cases = _reference_cases() + _reply_cases() + _stream_cases()
     return cases + _loop_cases() + journal.cases() if loop else cases
+
+
+def runnable(cases: list[Case], *, say: bool = True) -> list[Case]:
+    """Return the cases whose optional parts are there; say why each other one is skipped.
+
+    The same in every pyperf worker (the checks only look), so the rows keep their order;
+    `say=False` in the workers, so that each line is printed once, to stderr.
+    """
+    kept = []
+    for case in cases:
+        why = None if case.check is None else case.check()
+        if why is None:
+            kept.append(case)
+        elif say:
+            skipped(case.name, why)
+    return kept
+
+
+def skipped(row: str, why: str) -> None:
+    """Say on stderr that a row is left out of the table, and why."""
+    print(f"benchmarks: skipped {row}: {why}", file=sys.stderr)

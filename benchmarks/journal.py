@@ -53,6 +53,19 @@ def _journal(kind: str) -> Any:
     return stopkit.PostgresJournal(dsn)
 
 
+def postgres_missing() -> str | None:
+    """Say what the PostgreSQL row is missing: psycopg, or a server (a DSN, or one to start)."""
+    from benchmarks.cases import needs
+    from tests import _postgres
+
+    missing = needs("psycopg")()
+    if missing is not None or os.environ.get("STOPKIT_BENCH_POSTGRES_DSN"):
+        return missing
+    if _postgres.find_program("initdb") is None or _postgres.find_program("pg_ctl") is None:
+        return "PostgreSQL is not installed (initdb, pg_ctl), nor STOPKIT_BENCH_POSTGRES_DSN set"
+    return None
+
+
 def _script(turns: int, calls: int) -> list[Any]:
     return [*(tool_reply(turn, calls) for turn in range(turns)),
             REPLIES["anthropic"]["completed"].body]  # fmt: skip
@@ -115,7 +128,8 @@ def cases() -> list[Any]:
              lambda: journal_run("sqlite"), "journal_sqlite", inner=LOOP_STEPS),
         Case("journal", f"journal: PostgresJournal over loopback, time per step ({conversation})",
              "stopkit.run_loop(..., journal=PostgresJournal(dsn), run_id=<new>)",
-             lambda: journal_run("postgres"), "journal_postgres", inner=LOOP_STEPS),
+             lambda: journal_run("postgres"), "journal_postgres", inner=LOOP_STEPS,
+             check=postgres_missing),
         Case("journal", f"journal: replay of a finished {REPLAY_TURNS}-turn run (wall)",
              "stopkit.run_loop(ScriptedModel([]), ..., journal=journal, run_id='long')",
              replay_run, "journal_replay"),

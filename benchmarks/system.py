@@ -16,6 +16,8 @@ import subprocess
 import sys
 from typing import Any
 
+from benchmarks.cases import needs, skipped
+
 __all__ = ["IMPORTS", "import_check", "import_times", "memory_growth"]
 
 #: What is imported, in the order rows appear: label -> statement. `import pydantic` is lazy
@@ -85,10 +87,17 @@ def import_times(repeats: int) -> dict[str, dict[str, Any]]:
     The modules take turns (stopkit, pydantic, ..., pydantic_ai, stopkit, ...) so that
     a slow spell of the machine falls on all of them alike.
     """
-    times: dict[str, list[float]] = {module: [] for module in IMPORTS}
+    times: dict[str, list[float]] = {}
+    for module in IMPORTS:  # a peer not installed has no row (the others need no extra)
+        why = needs(module.split(".")[0])()
+        if why is None:
+            times[module] = []
+        else:
+            skipped(f"import {module}", why)
     env = _env()
     for _ in range(repeats):
-        for module, statement in IMPORTS.items():
+        for module in times:
+            statement = IMPORTS[module]
             out = subprocess.run(
                 [sys.executable, "-c", _TIME_IMPORT.format(statement=statement)],
                 capture_output=True, text=True, check=True, env=env,
@@ -107,8 +116,15 @@ def import_check() -> list[str]:
     return loaded
 
 
-def memory_growth(count: int, repeats: int) -> dict[str, Any]:
-    """RSS growth in bytes over `count` normalizations, in `repeats` fresh interpreters."""
+def memory_growth(count: int, repeats: int) -> dict[str, Any] | None:
+    """RSS growth in bytes over `count` normalizations, in `repeats` fresh interpreters.
+
+    None, said on stderr, without psutil (what measures the process's memory).
+    """
+    why = needs("psutil")()
+    if why is not None:
+        skipped("RSS growth", why)
+        return None
     growth: list[float] = []
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for _ in range(repeats):

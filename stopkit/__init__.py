@@ -30,7 +30,6 @@ if TYPE_CHECKING:
         JournalTooNew,
         JournalUnreadable,
         ModelCallError,
-        NoRecording,
         PausedReply,
         RunLocked,
         StopkitError,
@@ -98,7 +97,7 @@ if TYPE_CHECKING:
     )
     from stopkit.loop.journal import Journal, PostgresJournal, SqliteJournal
     from stopkit.record._recording import RecordingTransport
-    from stopkit.record._replay import ReplayTransport
+    from stopkit.record._replay import NoRecording, ReplayTransport
 
 __version__ = "0.2.0"
 """This stopkit's version; the one place it is written (the package build reads it from here)."""
@@ -196,7 +195,7 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_adapter": ("Adapter", "StreamAccumulator"),
     "_errors": (
         "AdapterNotFound", "FilteredReply", "InvalidRunId", "JournalError", "JournalMismatch",
-        "JournalTooNew", "JournalUnreadable", "ModelCallError", "NoRecording", "PausedReply",
+        "JournalTooNew", "JournalUnreadable", "ModelCallError", "PausedReply",
         "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
         "UnsupportedReply",
     ),
@@ -225,7 +224,7 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "loop._tool": ("tool",),
     "loop.journal": ("Journal", "PostgresJournal", "SqliteJournal"),
     "record._recording": ("RecordingTransport",),
-    "record._replay": ("ReplayTransport",),
+    "record._replay": ("NoRecording", "ReplayTransport"),
     "_wrap": ("wrap",),
 }  # fmt: skip
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())

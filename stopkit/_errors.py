@@ -18,6 +18,9 @@ StopkitError
     ├── PausedReply         paused
     └── UnknownStopReason   unknown
 ```
+
+`NoRecording` is also an `httpx.TransportError`, so it lives beside `ReplayTransport` in
+`stopkit.record._replay` (this module imports no httpx).
 """
 
 from __future__ import annotations
@@ -41,7 +44,6 @@ __all__ = [
     "JournalTooNew",
     "JournalUnreadable",
     "ModelCallError",
-    "NoRecording",
     "PausedReply",
     "RunLocked",
     "StopReasonError",
@@ -77,10 +79,6 @@ class AdapterNotFound(StopkitError, LookupError):
     def __init__(self, name: str, known: Sequence[str]) -> None:
         self.name = name
         super().__init__(f"no adapter named {name!r}; known adapters: {', '.join(known)}")
-
-
-class NoRecording(StopkitError, LookupError):
-    """`ReplayTransport` has no recorded exchange to answer a request; the message names it."""
 
 
 class ModelCallError(StopkitError):

@@ -62,12 +62,20 @@ class ToolCall(JSONSafe):
     model_config = _FROZEN
 
     id: str
+    """The call's id, as the provider gave it (its result goes back under it); made up, stable
+    and distinct (`call_<n>`) where the provider gives none (Ollama, Cohere v1)."""
     name: str
+    """The tool the model asked for, by the name it was declared under."""
     arguments: dict[str, Any] = Field(default_factory=dict)
+    """The arguments, parsed into a JSON object; `{}` when they could not be read (then
+    `complete` is False)."""
     arguments_json: str | None = None
     """The arguments exactly as the provider sent them, when it sent a string."""
     complete: bool = True
+    """False when the call was cut off, its arguments are not a JSON object, or the stop value
+    says the call itself is bad: such a call is never executed."""
     error: str | None = None
+    """What is wrong with an incomplete call, in words; None for a complete one."""
 
 
 class ToolResult(JSONSafe):
@@ -81,10 +89,14 @@ class ToolResult(JSONSafe):
     model_config = _FROZEN
 
     call_id: str
+    """The `ToolCall.id` this result answers."""
     name: str
+    """The tool that ran (the call's `name`)."""
     content: str
     """What the model sees: the tool's return value as text (JSON for non-strings)."""
     is_error: bool = False
+    """True when the call failed, timed out, was denied or was never run: `content` says why,
+    and the adapter marks the result as an error where the provider has a way to."""
     value: Any = Field(default=None, exclude=True, repr=False)
     """The tool's return value itself, untouched (not serialized)."""
 
@@ -106,11 +118,16 @@ class Usage(BaseModel):
     model_config = _FROZEN
 
     input_tokens: int | None = None
+    """The prompt's tokens, as the provider counts them (Anthropic's and Bedrock's leave out
+    cache reads and writes)."""
     output_tokens: int | None = None
+    """The reply's tokens, as the provider counts them (Gemini's leave out thinking)."""
     reasoning_tokens: int | None = None
     """Tokens spent thinking, where the provider counts them apart."""
     cache_read_tokens: int | None = None
+    """Prompt tokens read from the provider's prompt cache."""
     cache_write_tokens: int | None = None
+    """Prompt tokens written to the provider's prompt cache."""
     total_tokens: int | None = None
     """The provider's own total, when it sends one (never computed here)."""
 
@@ -167,6 +184,7 @@ class Stop(JSONSafe):
     model_config = _FROZEN
 
     reason: StopReason
+    """Why the model stopped, one of the closed set: what the caller must do next."""
     raw_reason: str | int | None = None
     """The provider's own stop value exactly as sent (an int where the wire sent one)."""
     provider: str
@@ -174,9 +192,15 @@ class Stop(JSONSafe):
     detail: str | None = None
     """A documented finer kind, e.g. `max_tokens` vs `context_window`, `refusal` vs `safety`."""
     text: str = ""
+    """The reply's visible text (thinking and reasoning excluded); `""` when there is none."""
     tool_calls: tuple[ToolCall, ...] = ()
+    """The client-executable tool calls, in order (server-executed tools are not among them);
+    only those of a tool request are to be run: see `runnable_tool_calls`."""
     refusal: str | None = None
+    """The model's refusal message, where the provider sends one apart from the text
+    (OpenAI's `message.refusal`, a Responses refusal part)."""
     stop_sequence: str | None = None
+    """The caller's stop sequence that matched, where the provider names it."""
     notes: tuple[str, ...] = ()
     """Every reconciliation the adapter made, in words."""
     usage: Usage | None = None

@@ -53,7 +53,9 @@ class ModelCall:
     """One call a `ScriptedModel` received: the messages as they were then, and the overrides."""
 
     messages: tuple[Any, ...]
+    """The messages the call was given, as they were at the time of the call."""
     overrides: dict[str, Any]
+    """The overrides the call was given (`max_tokens`, `tool_choice`, ...)."""
 
 
 class ScriptedModel:

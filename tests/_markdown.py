@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,11 +124,14 @@ def _served(example: Example, monkeypatch: pytest.MonkeyPatch) -> Iterator[Loopb
         server.close()
 
 
-def run(example: Example, monkeypatch: pytest.MonkeyPatch) -> str:
+def run(
+    example: Example, monkeypatch: pytest.MonkeyPatch, requests: list[dict[str, Any]] | None = None
+) -> str:
     """Run an example from the repository root, as a reader would; return what it printed.
 
     Adapters it registers are unregistered afterwards; every payload it was served must have
-    been asked for.
+    been asked for. `requests`, when given, receives the HTTP requests it made (their JSON
+    bodies decoded).
     """
     monkeypatch.chdir(ROOT)
     before = {adapter.name for adapter in stopkit.registered_adapters()}
@@ -142,6 +147,8 @@ def run(example: Example, monkeypatch: pytest.MonkeyPatch) -> str:
                     stopkit.unregister_adapter(adapter.name)
         if server is not None:
             assert not server.queue, f"{example.id}: {len(server.queue)} payload(s) never asked for"
+            if requests is not None:
+                requests += [json.loads(request["body"]) for request in server.requests]
     return buffer.getvalue()
 
 

@@ -7,6 +7,7 @@ time a reply stopkit reads as filtered).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
@@ -96,3 +97,66 @@ def test_the_telemetry_rows_trace_what_they_claim() -> None:
     assert names[:4] == ["chat", "execute_tool lookup", "chat", "execute_tool lookup"]
     assert names.count("invoke_agent") == 1  # the conversation's run; the hooks' is never ended
     assert names.count("chat") == 2 + 21
+
+
+# The rows each optional package takes with it: (kind, count). anthropic's rows are its SDK
+# object rows (replies and stream), its own parse and accumulator, and pydantic-ai's of it.
+WITHOUT = {
+    "psycopg": {("journal_postgres", 1)},
+    "agents": {("loop_peer", 1)},
+    "litellm": {("litellm", 19)},
+    "pydantic_ai": {("pydantic_ai", 19), ("loop_peer", 1)},
+    "anthropic": {("stopkit_sdk", 5), ("sdk_parse", 5), ("pydantic_ai", 5),
+                  ("stream_stopkit_sdk", 1), ("stream_sdk", 1)},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("hidden", sorted(WITHOUT))
+def test_a_row_whose_optional_part_is_missing_is_skipped_saying_why(
+    hidden: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without an optional package, the rows needing it are left out, a line for each saying why."""
+    from collections import Counter
+
+    from benchmarks.cases import all_cases, runnable
+
+    monkeypatch.setitem(sys.modules, hidden, None)  # as if not installed: importing it fails
+    cases = all_cases()
+    kept = runnable(cases)
+    left_out = [case for case in cases if case not in kept]
+    assert set(Counter(case.kind for case in left_out).items()) == WITHOUT[hidden]
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == len(left_out)
+    assert all(line.startswith("benchmarks: skipped ") for line in lines)
+    assert all(line.endswith(f"{hidden} is not installed") for line in lines)
+
+
+def test_the_postgres_row_without_a_server_is_skipped_saying_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no DSN and no PostgreSQL installed, the PostgreSQL journal row says why it is out."""
+    from benchmarks.cases import all_cases, runnable
+    from tests import _postgres
+
+    monkeypatch.delenv("STOPKIT_BENCH_POSTGRES_DSN", raising=False)
+    monkeypatch.setattr(_postgres, "find_program", lambda name: None)
+    kept = runnable(all_cases())
+    assert "journal_postgres" not in {case.kind for case in kept}
+    assert "PostgreSQL is not installed" in capsys.readouterr().err
+
+
+def test_the_import_and_memory_rows_without_their_packages_say_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a peer its import row is left out, without psutil the memory row: each said."""
+    from benchmarks import system
+
+    for hidden in ("litellm", "pydantic_ai", "psutil"):
+        monkeypatch.setitem(sys.modules, hidden, None)
+    assert set(system.import_times(1)) == {"stopkit", "pydantic", "pydantic.BaseModel"}
+    assert system.memory_growth(10, 1) is None
+    assert capsys.readouterr().err.splitlines() == [
+        "benchmarks: skipped import litellm: litellm is not installed",
+        "benchmarks: skipped import pydantic_ai: pydantic_ai is not installed",
+        "benchmarks: skipped RSS growth: psutil is not installed",
+    ]

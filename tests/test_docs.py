@@ -51,6 +51,21 @@ def test_example_prints_what_it_shows(example: Example, monkeypatch: pytest.Monk
     assert run(example, monkeypatch) == (example.out or "")
 
 
+def test_streams_page_shows_a_streaming_loop_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/streams.md runs a hand-written streaming loop that sends the rebuilt reply back."""
+    (own,) = (e for e in examples(DOCS / "streams.md") if e.name == "own-loop")
+    assert "adapter.assistant_message(stop)" in own.code
+    assert "adapter.tool_results(stop, results)" in own.code
+    sent: list[dict[str, Any]] = []
+    run(own, monkeypatch, sent)
+    first, second = (body["messages"] for body in sent)
+    assert second[: len(first)] == first
+    reply, results = second[len(first) :]
+    assert [block["type"] for block in reply["content"]] == ["text", "tool_use"]
+    [result] = results["content"]
+    assert (result["type"], result["tool_use_id"]) == ("tool_result", reply["content"][1]["id"])
+
+
 @pytest.mark.parametrize("page", PAGES, ids=label)
 def test_every_python_block_compiles(page: Path) -> None:
     """Every Python block is valid Python, also those that need an API key to run."""
@@ -179,6 +194,60 @@ def test_api_reference_documents_every_public_name() -> None:
             if not shown or not rendered(shown):
                 missing.append(path)
     assert missing == [], "not in the API reference (or with no docstring there)"
+
+
+def _fields(cls: type) -> list[str]:
+    """The public fields of a model class: pydantic, dataclass or NamedTuple ([] for others)."""
+    import dataclasses
+
+    import pydantic
+
+    if issubclass(cls, pydantic.BaseModel):
+        names = list(cls.model_fields)
+    elif dataclasses.is_dataclass(cls):
+        names = [field.name for field in dataclasses.fields(cls)]
+    elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        names = list(cls._fields)
+    else:
+        names = []
+    return [name for name in names if not name.startswith("_") and _declared_here(cls, name)]
+
+
+def _declared_here(cls: type, name: str) -> bool:
+    """Whether stopkit declares the field, not a framework's base class it subclasses."""
+    import inspect
+
+    for klass in cls.__mro__:
+        if name in inspect.get_annotations(klass):
+            return klass.__module__.split(".")[0] == "stopkit"
+    return True
+
+
+def test_every_public_model_field_has_a_docstring() -> None:
+    """Each field of a public model says what it holds, so the API reference shows it.
+
+    The reference shows no member without a docstring (`show_if_no_docstring: false`): a field
+    with none is left out of its class's page. The docstring read is griffe's, as rendered.
+    """
+    import griffe
+
+    package = griffe.GriffeLoader(search_paths=[str(ROOT)]).load("stopkit")
+    models = {}
+    for module_name in _public_modules():
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if isinstance(value, type) and _fields(value):
+                models[f"{value.__module__}.{value.__qualname__}"] = value
+    assert {"stopkit._stop.Stop", "stopkit.loop.events.Outcome"} <= set(models)
+    missing = []
+    for path, cls in sorted(models.items()):
+        members = package[path.removeprefix("stopkit.")].all_members
+        for field in _fields(cls):
+            docstring = members[field].docstring if field in members else None
+            if docstring is None or not docstring.value.strip():
+                missing.append(f"{path}.{field}")
+    assert missing == [], "public model fields with no docstring"
 
 
 def test_api_reference_pages_are_all_reached() -> None:

@@ -6,9 +6,15 @@ commands, its three examples, its provider list, and that every link stays in th
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+from pathlib import Path
+from typing import Any
 
-from tests._markdown import DOCS, README, ROOT, examples
+import pytest
+
+from tests._markdown import DOCS, README, ROOT, examples, run
 
 
 def test_readme_is_short() -> None:
@@ -59,3 +65,21 @@ def test_readme_lists_every_provider_page() -> None:
     linked = set(re.findall(r"\]\((docs/providers/[\w-]+\.md)\)", README.read_text()))
     pages = {p.relative_to(ROOT).as_posix() for p in (DOCS / "providers").glob("*.md")}
     assert linked == pages
+
+
+def test_readme_loop_raises_max_tokens_after_a_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's loop, as written, retries a cut reply once with a higher max_tokens."""
+    recorded = json.loads((ROOT / "tests/recordings/anthropic/max_tokens.stream.json").read_text())
+    for event in recorded["response"]["events"]:  # a real cut spends the whole ceiling
+        if event["type"] == "message_delta":
+            event["usage"]["output_tokens"] = 256
+    cut = tmp_path / "max_tokens.stream.json"
+    cut.write_text(json.dumps(recorded))
+    (loop,) = (example for example in examples(README) if example.name == "loop")
+    sent: list[dict[str, Any]] = []
+    served = (str(cut), *loop.serve)
+    printed = run(dataclasses.replace(loop, serve=served), monkeypatch, sent)
+    assert printed == "completed 3 'Paris is sunny.'\n"
+    assert [body["max_tokens"] for body in sent] == [256, 512, 512]

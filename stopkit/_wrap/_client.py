@@ -37,7 +37,8 @@ def wrap(
     `n > 1`) goes to `on_stop`; then, if a reason is in `raise_on`, the typed error
     (`TruncatedReply`, `FilteredReply`, `PausedReply`, `UnknownStopReason`, all carrying
     `.stop`) is raised. A stream reports when it ends; closed or broken early, it reports
-    `unknown`/`stream_incomplete` (raising only when closed without an exception in flight);
+    `unknown`/`stream_incomplete` (never raised on when the caller closed it, its notes saying
+    so; raised on when it ended short by itself);
     a stream dropped unread and never closed reports nothing. openai's `parse` helpers raise
     `LengthFinishReasonError`/`ContentFilterFinishReasonError` for a cut or filtered reply:
     `on_stop` hears of it first, and with its reason in `raise_on` the stopkit error is raised

@@ -6,6 +6,10 @@ error of the first such one is raised. An exception raised by `on_stop` propagat
 with the reply attached (`.stopkit_reply`, and the `Stop` at hand as `.stopkit_stop`), so that
 a callback that fails never loses the reply it was looking at.
 
+A stream its caller closed before its end (`close()`, a `break` out of `with`) stopped on
+purpose: its `Stop`s (`unknown`/`stream_incomplete`) go to `on_stop` with a note saying so
+(`CLOSED`), and are never raised on. One that ended short by itself (the connection) is.
+
 openai's parse helpers raise `LengthFinishReasonError` / `ContentFilterFinishReasonError`
 instead of returning a reply cut by `length` or `content_filter`; the completion they carry is
 reported like any reply, and with that reason in `raise_on` the stopkit error is raised from
@@ -23,8 +27,10 @@ from stopkit._stop import Stop, StopReason
 from stopkit._wrap._observe import CURRENT, CallObserver
 
 __all__ = [
+    "CLOSED",
     "FINISH_REASON_ERRORS",
     "Settings",
+    "caller_closed",
     "finish_reason_stops",
     "read_raise_on",
     "stops_of",
@@ -32,6 +38,20 @@ __all__ = [
 
 # Source: openai/_exceptions.py; matched by name so that openai is not imported.
 FINISH_REASON_ERRORS = frozenset({"LengthFinishReasonError", "ContentFilterFinishReasonError"})
+
+
+CLOSED = "the caller closed the stream before its end: stopped on purpose, not raised on"
+"""The note on each `Stop` of a stream its caller closed before the terminal event."""
+
+
+def caller_closed(stops: Sequence[Stop]) -> tuple[Stop, ...]:
+    """Return the `Stop`s of a stream its caller closed: each one cut short noted `CLOSED`."""
+    return tuple(
+        stop.model_copy(update={"notes": (*stop.notes, CLOSED)})
+        if stop.detail == "stream_incomplete"
+        else stop
+        for stop in stops
+    )
 
 
 def read_raise_on(raise_on: Iterable[StopReason | str] | StopReason | str) -> frozenset[StopReason]:
@@ -117,8 +137,11 @@ class Settings:
                 raise error from cause
 
     def error(self, stops: Sequence[Stop]) -> StopReasonError | None:
-        """Return the typed error of the first `Stop` whose reason is in `raise_on`, if any."""
+        """Return the typed error of the first `Stop` whose reason is in `raise_on`, if any.
+
+        A `Stop` its caller closed the stream of (noted `CLOSED`) is none.
+        """
         for stop in stops:
-            if stop.reason in self.raise_on:
+            if stop.reason in self.raise_on and CLOSED not in stop.notes:
                 return error_for(stop)
         return None

@@ -20,7 +20,7 @@ from stopkit._registry import get_adapter
 from stopkit._stop import Stop
 from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
-from stopkit._wrap._report import Settings, finish_reason_stops
+from stopkit._wrap._report import Settings, caller_closed, finish_reason_stops
 
 __all__ = [
     "AnthropicHelperStream",
@@ -104,10 +104,11 @@ class Watch:
         results = getattr(self.accumulator, "results", None)
         return tuple(results()) if results is not None else (self.accumulator.result(),)
 
-    def finish(self, *, may_raise: bool = True, error: BaseException | None = None) -> None:
-        """Report the stream's `Stop`s (one per choice) once, and what broke it (`error`)."""
+    def finish(self, *, may_raise: bool = True, error: BaseException | None = None,
+               closed: bool = False) -> None:  # fmt: skip
+        """Report the stream's `Stop`s once, and what broke it (`error`) or that it was `closed`."""
         if self.stops is None:
-            self.stops = stops = self._read()
+            self.stops = stops = caller_closed(self._read()) if closed else self._read()
             self.settings.report(
                 stops, self.reply, may_raise=may_raise, streamed=True, call=self.call, error=error
             )
@@ -191,7 +192,7 @@ class StreamProxy(_Base):
             else:
                 self._close_wrapped()
         finally:
-            self._watch.finish(may_raise=exc[0] is None)
+            self._watch.finish(may_raise=exc[0] is None, closed=True)
 
     def _close_wrapped(self) -> None:
         close = getattr(self.__wrapped__, "close", None)
@@ -203,7 +204,7 @@ class StreamProxy(_Base):
         try:
             self._close_wrapped()
         finally:
-            self._watch.finish()
+            self._watch.finish(closed=True)
 
 
 class AsyncStreamProxy(_Base):
@@ -241,7 +242,7 @@ class AsyncStreamProxy(_Base):
             else:
                 await self._close_wrapped()
         finally:
-            self._watch.finish(may_raise=exc[0] is None)
+            self._watch.finish(may_raise=exc[0] is None, closed=True)
 
     async def _close_wrapped(self) -> None:
         close = getattr(self.__wrapped__, "close", None) or getattr(
@@ -257,7 +258,7 @@ class AsyncStreamProxy(_Base):
         try:
             await self._close_wrapped()
         finally:
-            self._watch.finish()
+            self._watch.finish(closed=True)
 
     async def aclose(self) -> None:
         """Close the stream (the async-generator spelling of `close`)."""
@@ -385,7 +386,7 @@ class ManagerProxy(_Base):
         try:
             self.__wrapped__.__exit__(*exc)
         finally:
-            self._watch.finish(may_raise=exc[0] is None)
+            self._watch.finish(may_raise=exc[0] is None, closed=True)
 
     async def __aenter__(self) -> AsyncHelperStream:
         return self._kinds[1](await self.__wrapped__.__aenter__(), self._watch)
@@ -394,4 +395,4 @@ class ManagerProxy(_Base):
         try:
             await self.__wrapped__.__aexit__(*exc)
         finally:
-            self._watch.finish(may_raise=exc[0] is None)
+            self._watch.finish(may_raise=exc[0] is None, closed=True)

@@ -59,12 +59,15 @@ class Rules:
     """One wire format's rules: its table, the stop field's name, its provider steps."""
 
     provider: str
+    """The adapter's name, as `Stop.provider` says it (`anthropic`, `openai.chat`, ...)."""
     title: str
     """The stop field, as the notes name it (`stop_reason`, `finish_reason`, ...)."""
     table: Mapping[str, Verdict]
+    """Each documented raw stop value (a string) and the reason and detail it maps to."""
     value_notes: Mapping[str, str] = field(default_factory=dict)
     """A note per raw value that needs one (which dialect sent it, what it means)."""
     steps: tuple[Step, ...] = ()
+    """The provider's own steps, applied in order after the table (see `Step`)."""
     bad_calls: Mapping[str, str] = field(default_factory=dict)
     """Stop values that say the calls themselves are bad (malformed, undeclared, too many),
     each with what it says: every call under one is marked incomplete, never run."""

@@ -189,7 +189,9 @@ class Chunk(NamedTuple):
     """
 
     path: str
+    """The results file."""
     start: int = 0
+    """Where the range starts (a byte offset at the start of a line)."""
     end: int = -1
     """Where the range ends (exclusive); -1 is the end of the file."""
     document: bool = False

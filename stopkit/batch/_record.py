@@ -74,15 +74,19 @@ class Record(NamedTuple):
     line: int
     """The line's number in its file (1-based); for inlined responses, the item's number."""
     outcome: Outcome
+    """What became of the request: a reply, or what the batch API says instead."""
     format: str | None = None
     """The results format: `openai`, `anthropic`, `gemini`, `vertex` or `bedrock`."""
     id: str | None = None
     """The request's id as the batch sent it (`custom_id`, `key`, `recordId`), if any."""
     model: str | None = None
+    """The model the line names, if any."""
     reason: StopReason | None = None
+    """`Stop.reason` of a reply (`replied` records only)."""
     detail: str | None = None
     """`Stop.detail` of a reply (e.g. `max_tokens`, `context_window`, `refusal`)."""
     raw_reason: str | int | None = None
+    """`Stop.raw_reason` of a reply: the provider's own stop value, as sent."""
     provider: str | None = None
     """The stopkit adapter that read the reply."""
     code: str | None = None

@@ -40,8 +40,11 @@ class Group(NamedTuple):
     """
 
     model: str | None
+    """The model the lines name (None: they name none)."""
     outcome: Outcome
+    """What became of the lines' requests."""
     reason: StopReason | None = None
+    """The replies' stop reason (`replied` groups only)."""
     detail: str | None = None
     """`Stop.detail` of a reply; the error code of an errored request."""
 
@@ -86,8 +89,11 @@ class Entry(NamedTuple):
     """
 
     id: str | None
+    """The request's id, as the batch sent it (None: the line has none)."""
     file: str
+    """The results file the line is in."""
     line: int
+    """The line's number in its file (1-based)."""
 
     @property
     def key(self) -> str:

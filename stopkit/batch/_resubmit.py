@@ -41,7 +41,9 @@ class Resubmission:
     """
 
     out: str
+    """The request file written (the follow-up batch)."""
     mapping: str
+    """The mapping file written: JSON Lines tying each new request id to its old one."""
     written: dict[str, int] = field(default_factory=dict)
     """Requests written, per action: `raise_max_tokens`, `reasoning_budget`, `as_is_expired`,
     `as_is_retryable_error`."""

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from stopkit._errors import AdapterNotFound
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
-from stopkit.cli._output import paint, use_colour
+from stopkit.cli._output import EXIT_UNREADABLE, paint, use_colour
 from stopkit.cli._recorded import Read, Tally, Unreadable, input_files, read_replies
 from stopkit.record._recordings import DEFAULT_MAX_SIZE
 
@@ -113,6 +113,12 @@ def read_inputs(
 
 
 def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if not args.files:  # `cat reply.json | stopkit normalize`; from a terminal, nothing would come
+        if sys.stdin is None or sys.stdin.isatty():
+            print("stopkit normalize: give reply files or folders, or pipe a reply into stdin "
+                  "(- reads it)", file=err)  # fmt: skip
+            return EXIT_UNREADABLE
+        args.files = ["-"]
     colour = use_colour(out) and not args.json
     results: list[dict[str, Any]] = []
     tally = Tally()
@@ -162,7 +168,9 @@ def register(commands: Any) -> None:
             "could not be read."
         ),
     )
-    norm.add_argument("files", nargs="+", help="reply files or folders; - reads stdin")
+    norm.add_argument(
+        "files", nargs="*", help="reply files or folders; - (or none, from a pipe) reads stdin"
+    )
     norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
     add_reading_options(norm)
     norm.set_defaults(run=_normalize_command)

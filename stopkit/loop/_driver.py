@@ -41,7 +41,8 @@ class Loop:
     `call_model(messages, **overrides)` returns a provider reply (an SDK object or the JSON
     dict); sync, or async for `arun`. `messages` is the live transcript: read it, do not keep
     or change it. The overrides it may receive: what `overrides` holds; `max_tokens` (the
-    output ceiling to use: pass it as your provider's own parameter); `tool_choice="none"` (the
+    output ceiling to use, the `max_tokens` setting on every call when it is set, raised after
+    a cut: pass it as your provider's own parameter); `tool_choice="none"` (the
     summing-up call: no tool may be called); an adapter's resume overrides
     (`poll_response_id` for OpenAI Responses background mode, `continuation_token` for Gemini).
 
@@ -300,7 +301,8 @@ def run_loop(
         call_model: `call_model(messages, **overrides)` returning a provider reply (an SDK object
             or the JSON dict) or a stream of it (an SDK stream, an iterable of events: see
             `Loop`). Overrides it may receive: whatever `overrides=` holds; `max_tokens`
-            (the output ceiling to use, raised after a truncation); `tool_choice="none"` (the
+            (the output ceiling to use: `max_tokens=` on every call, raised after a
+            truncation); `tool_choice="none"` (the
             summing-up call: no tool may be called); an adapter's resume overrides.
         messages: The starting messages, in the provider's format; or a `str`, sent as one
             user message (in the adapter's shape when `adapter=` is given, else

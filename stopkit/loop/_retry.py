@@ -75,14 +75,6 @@ class RetryPolicy:
     up, an error is not retryable, or the wait would pass the run's `deadline`, the loop raises
     `ModelCallError`. Provider SDKs retry on their own too (`max_retries`): count both.
 
-    Args:
-        attempts: Most tries per model call, the first included (at least 1).
-        backoff: Seconds to wait before the first retry.
-        max_backoff: The longest wait between two tries.
-        jitter: Scale each wait by a random factor in [0.5, 1], so many runs do not retry in step.
-        retry_on: Exception classes to retry, or `retry_on(exc) -> bool` deciding per exception
-            (default `is_transient`: rate limits, overload, timeouts, connection resets, 5xx).
-
     Example:
         >>> policy = RetryPolicy(attempts=3, backoff=0.5, retry_on=(TimeoutError,))
         >>> policy.delay(TimeoutError(), attempt=1) is not None
@@ -90,10 +82,16 @@ class RetryPolicy:
     """
 
     attempts: int = 3
+    """Most tries per model call, the first included (at least 1)."""
     backoff: float = 0.5
+    """Seconds to wait before the first retry."""
     max_backoff: float = 30.0
+    """The longest wait between two tries."""
     jitter: bool = True
+    """Scale each wait by a random factor in [0.5, 1], so many runs do not retry in step."""
     retry_on: tuple[type[BaseException], ...] | Callable[[BaseException], bool] = is_transient
+    """Exception classes to retry, or `retry_on(exc) -> bool` deciding per exception (default
+    `is_transient`: rate limits, overload, timeouts, connection resets, 5xx)."""
 
     def __post_init__(self) -> None:
         if type(self.attempts) is not int or self.attempts < 1:

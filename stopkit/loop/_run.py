@@ -37,7 +37,7 @@ from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
-from stopkit.loop._start import starting_messages
+from stopkit.loop._start import starting_messages, unshaped_prompt
 from stopkit.loop._streams import Streamed, read_stream
 from stopkit.loop.events import (
     Escalated,
@@ -104,7 +104,7 @@ class Run:
         self.prompt = messages if isinstance(messages, str) else None
         self.transcript: list[Any] = starting_messages(messages, self.adapter)
         self.input = tuple(self.transcript)
-        self.base: Mapping[str, Any] = settings.overrides or {}
+        self.base: Mapping[str, Any] = settings.call_overrides
         self.next_overrides: Mapping[str, Any] = self.base
         self.tried: list[Mapping[str, Any]] = []
         self.turn = 0
@@ -261,6 +261,7 @@ class Run:
                 if delay is None:
                     self.tools.pending = None
                     outcome = self.finish(Termination.MODEL_ERROR)
+                    why += unshaped_prompt(self.prompt, self.adapter)
                     raise ModelCallError(outcome, attempt, why) from exc
                 logger.warning(
                     "stopkit: the model call of turn %d failed (attempt %d: %s); "

@@ -53,6 +53,7 @@ _LEAST = {
     "loop_window": 1,
     "max_argument_bytes": 2,
     "max_argument_depth": 1,
+    "max_tokens_cap": 1,
 }
 
 
@@ -86,7 +87,8 @@ class LoopSettings:
     max_pauses: int = 10
     """Most resumes of paused replies in a run."""
     max_tokens: int | None = None
-    """The output ceiling `call_model` uses with no `max_tokens` override (a retry doubles it)."""
+    """The output ceiling sent as the `max_tokens` override of every call (a retry doubles
+    it); None: `call_model`'s own, read off a cut reply when a retry needs it."""
     max_tokens_cap: int = 32_768
     """The highest `max_tokens` a retry may ask for."""
     compact: Callable[[list[Any]], Sequence[Any]] | None = None
@@ -141,6 +143,7 @@ class LoopSettings:
             value = getattr(self, name)
             if type(value) is not int or value < least:
                 raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+        _check_max_tokens(self.max_tokens, self.overrides)
         _check_journal(self.journal, self.run_id)
         if self.retry is not None and not isinstance(self.retry, RetryPolicy):
             raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {self.retry!r}")
@@ -166,6 +169,19 @@ class LoopSettings:
         if self.approvals is not None:
             _set(self, "approvals", MappingProxyType(check_approvals(self.approvals)))
 
+    @property
+    def call_overrides(self) -> Mapping[str, Any]:
+        """The overrides every model call starts from: `overrides`, and `max_tokens` when set.
+
+        Example:
+            >>> dict(LoopSettings(overrides={"temperature": 0}, max_tokens=300).call_overrides)
+            {'temperature': 0, 'max_tokens': 300}
+        """
+        overrides = self.overrides or {}
+        if self.max_tokens is None:
+            return overrides
+        return MappingProxyType({**overrides, "max_tokens": self.max_tokens})
+
 
 def _check_compaction(compact: Any, at: Any, estimate: Any) -> None:
     """Refuse a threshold that is no positive int, or one (or an estimate) without its partner."""
@@ -177,6 +193,19 @@ def _check_compaction(compact: Any, at: Any, estimate: Any) -> None:
         raise ValueError(f"compact_at_tokens must be an int of at least 1, not {at!r}")
     if compact is None:
         raise ValueError("compact_at_tokens needs compact=: the function that compacts")
+
+
+def _check_max_tokens(max_tokens: Any, overrides: Mapping[str, Any] | None) -> None:
+    """Refuse a ceiling that is no positive int, and one given twice (two numbers to keep)."""
+    if max_tokens is None:
+        return
+    if type(max_tokens) is not int or max_tokens < 1:
+        raise ValueError(f"max_tokens must be an int of at least 1 or None, not {max_tokens!r}")
+    if overrides and "max_tokens" in overrides:
+        raise ValueError(
+            "max_tokens is given twice (max_tokens= and overrides={'max_tokens': ...}); "
+            "pass max_tokens= only: it goes with every call"
+        )
 
 
 def _check_journal(journal: Any, run_id: Any) -> None:

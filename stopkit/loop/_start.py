@@ -1,4 +1,10 @@
-"""The transcript a run starts from: the messages given, or a `str` prompt as one message."""
+"""The transcript a run starts from: the messages given, or a `str` prompt as one message.
+
+Before the first reply says which provider it is, a `str` prompt goes out in the plain shape
+(`{"role": "user", "content": ...}`, which OpenAI's and Anthropic's APIs take); a provider
+refusing that shape (google-genai raises a pydantic error of many lines) gets a one-line
+error saying what went out and what to pass instead (`unshaped_prompt`).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
+from stopkit._logsafe import clip
 from stopkit.loop.handlers import plain_user_message, user_message
 
-__all__ = ["starting_messages"]
+__all__ = ["starting_messages", "unshaped_prompt"]
+
+#: The most of a prompt an error message quotes.
+QUOTED_PROMPT = 60
 
 
 def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) -> list[Any]:
@@ -27,3 +37,23 @@ def starting_messages(messages: Sequence[Any] | str, adapter: Adapter | None) ->
             + (" (put the one message in a list)" if isinstance(messages, Mapping) else "")
         )
     return list(messages)
+
+
+def unshaped_prompt(prompt: str | None, adapter: Adapter | None) -> str:
+    """Say how a `str` prompt went out with no adapter known, for a failed call's error.
+
+    "" when the run has an adapter (given, or read off a reply) or began with messages: then
+    the prompt went out in the provider's shape, or in the caller's own.
+
+    Example:
+        >>> print(unshaped_prompt("Hi", None))  # doctest: +ELLIPSIS
+        ; the str prompt went out as {'role': 'user', 'content': 'Hi'} (...): for Gemini pass ...
+    """
+    if prompt is None or adapter is not None:
+        return ""
+    sent = "{'role': 'user', 'content': " + clip(prompt, QUOTED_PROMPT) + "}"
+    return (
+        f"; the str prompt went out as {sent} (the shape OpenAI and Anthropic take, as no "
+        'adapter= was given): for Gemini pass adapter="gemini", for another provider the name '
+        "of its adapter, or give the messages in the provider's own shape"
+    )

@@ -95,7 +95,9 @@ class ToolRun:
     """One tool call the loop handled, with the result the model was sent for it."""
 
     call: ToolCall
+    """The call, as the model asked for it."""
     result: ToolResult
+    """The result the model was sent for it (an error result when it did not run)."""
     turn: int
     """The model call (1-based) whose reply asked for it."""
     seconds: float
@@ -114,7 +116,9 @@ class Escalation:
     reason: str
     """What was escalated and why, in words (e.g. `filtered (refusal)`)."""
     stop: Stop
+    """The escalated reply's `Stop` (its `raw` is the reply)."""
     turn: int
+    """The model call (1-based) whose reply was escalated."""
     input: Sequence[Any]
     """The starting messages of the run, as given (a `str` prompt: its user message)."""
     messages: Sequence[Any]
@@ -134,6 +138,7 @@ class Outcome:
     text: str
     """The final answer; else the last reply's text, salvaged (partial when truncated)."""
     termination: Termination
+    """Which path ended the run."""
     stop: Stop | None
     """The last `Stop` (None when the run ended before any model call)."""
     turns: int
@@ -141,6 +146,7 @@ class Outcome:
     messages: list[Any]
     """The transcript, never holding a truncated, filtered or unknown reply nor a pending call."""
     escalation: Escalation | None = None
+    """What was escalated, when the run ended by escalating a reply."""
     tool_runs: tuple[ToolRun, ...] = ()
     """Every tool call handled, in order, with its result."""
     usage: Usage | None = None
@@ -172,7 +178,9 @@ class TurnStarted:
     """A model call is about to be made."""
 
     turn: int
+    """The model call (1-based) about to be made."""
     overrides: Mapping[str, Any]
+    """The overrides it is made with."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +188,9 @@ class ModelReplied:
     """The model replied; `stop` says why it stopped."""
 
     turn: int
+    """The model call (1-based) that replied."""
     stop: Stop
+    """The reply's `Stop`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +198,9 @@ class TextDelta:
     """A piece of the reply's visible text, as a streamed reply arrives (in order)."""
 
     turn: int
+    """The model call (1-based) whose reply it is part of."""
     text: str
+    """The new piece of text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,10 +208,13 @@ class ModelCallFailed:
     """`call_model` raised; `retry_in` is the backoff before the next attempt (None: none left)."""
 
     turn: int
+    """The model call (1-based) that failed."""
     error: BaseException
+    """What `call_model` raised."""
     attempt: int
     """Which attempt of this call failed (1 for the first)."""
     retry_in: float | None
+    """Seconds until the next attempt; None when no attempt is left."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +222,9 @@ class ToolCalled:
     """A tool call is about to run (or be answered with an error when it cannot run)."""
 
     turn: int
+    """The model call (1-based) whose reply asked for it."""
     call: ToolCall
+    """The call about to run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,9 +232,13 @@ class ToolReturned:
     """A tool call has its result."""
 
     turn: int
+    """The model call (1-based) whose reply asked for it."""
     call: ToolCall
+    """The call that ran."""
     result: ToolResult
+    """Its result, as the model is sent it."""
     seconds: float
+    """How long running it took (0.0 for a call that was not run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +246,9 @@ class Escalated:
     """A reply was escalated to `on_escalate`."""
 
     turn: int
+    """The model call (1-based) whose reply was escalated."""
     escalation: Escalation
+    """What was escalated, as `on_escalate` receives it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +256,7 @@ class LoopEnded:
     """The run ended."""
 
     termination: Termination
+    """Which path ended the run."""
     turn: int
     """The last model call's number (0 when none was made)."""
     tool_calls: int
@@ -267,8 +291,11 @@ class BudgetWarning:
     turn: int
     """The model call about to be made."""
     spent: Spent
+    """What the run has spent so far."""
     max_tokens: int | None
+    """The budget's token limit (None: no token limit)."""
     max_cost: float | None
+    """The budget's cost limit (None: no cost limit)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,7 +303,9 @@ class UsageUnknown:
     """A reply did not say what it cost: its `missing` counts are not in the budget's tally."""
 
     turn: int
+    """The model call (1-based) whose reply it is."""
     stop: Stop
+    """The reply's `Stop`."""
     missing: tuple[str, ...]
     """The `Usage` fields the reply left unsaid (`input_tokens`, `output_tokens`)."""
 
@@ -288,7 +317,9 @@ class Compacted:
     turn: int
     """The model call the compacted transcript is sent to."""
     messages_before: int
+    """How many messages the transcript held before."""
     messages_after: int
+    """How many messages `compact` returned."""
     tokens_before: int
     """What passed `compact_at_tokens`: the estimate, else the last reply's prompt tokens."""
     tokens_after: int | None
@@ -300,8 +331,11 @@ class ToolDenied:
     """`approve` denied a call: it is answered with the error result `denied: <reason>`."""
 
     turn: int
+    """The model call (1-based) whose reply asked for it."""
     call: ToolCall
+    """The denied call."""
     reason: str
+    """Why, as `approve` said it (sent to the model)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,8 +343,11 @@ class ToolDeferred:
     """`approve` deferred a call to a person: the run ends `awaiting_approval` after the turn."""
 
     turn: int
+    """The model call (1-based) whose reply asked for it."""
     call: ToolCall
+    """The deferred call."""
     reason: str | None
+    """Why, as `stopkit.Defer` said it (None: no reason given)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,7 +361,9 @@ class HookStopped:
     """
 
     turn: int
+    """The model call (1-based) the run was at."""
     hook: str
+    """Which hook: `before_model_call`, `before_tool_call` or `approve`."""
     error: BaseException
     """What the hook raised (kept as raised)."""
     call: ToolCall | None

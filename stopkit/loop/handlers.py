@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeAlias
 
 from stopkit._adapter import Adapter
+from stopkit._counting import output_tokens
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._settings import LoopSettings, check_handlers
@@ -68,14 +69,14 @@ SHORTER_PROMPT = (
 
 @dataclass(frozen=True, slots=True)
 class Continue:
-    """Append `messages` to the transcript (replace it when `replace=True`) and call again.
-
-    `overrides`, when given, are merged into the overrides of the next call only (a resume).
-    """
+    """Append `messages` to the transcript (replace it when `replace=True`) and call again."""
 
     messages: Sequence[Any]
+    """The messages to append (with `replace=True`: the new transcript)."""
     overrides: Mapping[str, Any] | None = None
+    """Overrides merged into the next call only (a resume's); None: none."""
     replace: bool = False
+    """Replace the transcript with `messages` instead of appending them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class Retry:
     """
 
     overrides: Mapping[str, Any]
+    """The overrides to merge in, e.g. `{"max_tokens": 2048}`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +96,9 @@ class Finish:
     """End the run; `text` defaults to the reply's text, `termination` to the reply's reason."""
 
     text: str | None = None
+    """The run's final text; None: the reply's text."""
     termination: Termination | None = None
+    """How the run ended; None: the termination the reply's reason gives."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,7 @@ class Escalate:
     reason: str | None = None
     """What is escalated, in words; defaults to the stop reason and its detail."""
     termination: Termination | None = None
+    """How the run ended; None: the termination the reply's reason gives."""
 
 
 Action: TypeAlias = Continue | Retry | Finish | Escalate
@@ -130,12 +135,15 @@ class LoopContext:
     """
 
     stop: Stop
+    """The reply's `Stop`: the reason this handler was called for."""
     messages: Sequence[Any]
+    """The transcript so far (the reply is not in it yet)."""
     turn: int
     """The model call (1-based) whose reply this is."""
     overrides: Mapping[str, Any]
     """The overrides that call was made with."""
     adapter: Adapter
+    """The adapter that read the reply: it builds the provider's messages."""
     input: Sequence[Any]
     """The run's starting messages, as given (a `str` prompt: its user message)."""
     repeats: int
@@ -145,6 +153,7 @@ class LoopContext:
     settings: LoopSettings
     """The loop's settings (`max_tokens`, `max_tokens_cap`, `compact`, `tools`, ...)."""
     is_async: bool
+    """Whether the run is an `arun_loop` one (where a handler may be async)."""
     _tools: ToolRunning = field(repr=False)
 
     def run_tools(self, calls: Sequence[ToolCall] | None = None) -> list[ToolResult]:
@@ -280,26 +289,32 @@ def _compact_or_finish(ctx: LoopContext) -> Action:
 
 
 def retry_with_more_tokens(ctx: LoopContext) -> Action:
-    """Retry once with `max_tokens` doubled (capped); cut again, finish as truncated.
+    """Retry once with a doubled output ceiling (capped by `max_tokens_cap`); cut again, finish.
 
-    The default for `output_limit`. The current ceiling is the call's `max_tokens` override,
-    else the loop's `max_tokens` setting; without either, or at the cap, it finishes at once.
-    When the context window (not the output ceiling) was hit, a bigger `max_tokens` cannot
-    help: it calls the loop's `compact` hook once if there is one, else finishes.
+    The default for `output_limit`. The ceiling doubled is the call's `max_tokens` override
+    (the loop's `max_tokens` setting goes with every call); when the loop knows none, the one
+    `call_model` used by default is read off the cut reply: the output tokens it reports (its
+    thinking included), which a reply cut at its ceiling spent whole. With neither, or at the
+    cap, it finishes as truncated at once. When the context window (not the output ceiling)
+    was hit, a bigger `max_tokens` cannot help: it calls the loop's `compact` hook once if
+    there is one, else finishes.
 
     Example:
         >>> DEFAULT_HANDLERS[StopReason.OUTPUT_LIMIT] is retry_with_more_tokens
         True
     """
-    if ctx.stop.detail == "context_window":
+    stop = ctx.stop
+    if stop.detail == "context_window":
         return _compact_or_finish(ctx)
     if ctx.repeats:
         return Finish(termination=Termination.OUTPUT_LIMIT)
-    current = ctx.overrides.get("max_tokens", ctx.settings.max_tokens)
+    current = ctx.overrides.get("max_tokens")
+    if current is None and stop.usage is not None:
+        current = output_tokens(stop.provider, stop.usage)
     if type(current) is not int or current <= 0:
         logger.info(
-            "stopkit: reply cut at the output limit and the current max_tokens is unknown "
-            "(pass max_tokens= to the loop so it can raise it); finishing as truncated"
+            "stopkit: reply cut at the output limit, and neither the loop (max_tokens=) nor "
+            "the reply (its output tokens) says the ceiling; finishing as truncated"
         )
         return Finish(termination=Termination.OUTPUT_LIMIT)
     raised = min(current * 2, ctx.settings.max_tokens_cap)

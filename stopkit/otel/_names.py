@@ -8,7 +8,7 @@ The `stopkit.*` names are stopkit's own, for what the conventions have no name f
 
 from __future__ import annotations
 
-from stopkit._counting import REASONING_APART, prompt_tokens
+from stopkit._counting import output_tokens, prompt_tokens
 from stopkit._stop import StopReason, Usage
 
 __all__ = [
@@ -193,16 +193,13 @@ def usage_attributes(adapter: str, usage: Usage) -> dict[str, int]:
     out: dict[str, int] = {}
     read, write = usage.cache_read_tokens, usage.cache_write_tokens
     reasoning = usage.reasoning_tokens
-    tokens_in, tokens_out = prompt_tokens(adapter, usage), usage.output_tokens
+    tokens_in, tokens_out = prompt_tokens(adapter, usage), output_tokens(adapter, usage)
     # An attribute's int is a signed 64-bit one (OTLP cannot send a bigger one): a count beyond
     # it is garbage in the reply, left out. The checks are written out: this runs per reply.
     if tokens_in is not None and tokens_in <= INT64_MAX:
         out[INPUT_TOKENS] = tokens_in
-    if tokens_out is not None:
-        if adapter in REASONING_APART:
-            tokens_out += reasoning or 0
-        if tokens_out <= INT64_MAX:
-            out[OUTPUT_TOKENS] = tokens_out
+    if tokens_out is not None and tokens_out <= INT64_MAX:
+        out[OUTPUT_TOKENS] = tokens_out
     if reasoning is not None and reasoning <= INT64_MAX:
         out[REASONING_TOKENS] = reasoning
     if read is not None and read <= INT64_MAX:

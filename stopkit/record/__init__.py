@@ -3,7 +3,7 @@
 - `RecordingTransport` — an httpx transport that forwards each request and writes the exchange
   to a payload file, credentials redacted (see `stopkit._secrets` for what counts as one).
 - `ReplayTransport` — an httpx transport that serves recorded payloads back, by order or by
-  matching the request.
+  matching the request; `NoRecording` is what it raises for a request it has nothing for.
 - `Payload`, `load_payload`, `load_payloads` — reading payload files (recorded exchanges,
   case files, bare replies, streams).
 - `read_cassette` — the exchanges of the recordings a project already has: vcrpy and
@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from stopkit.record._payloads import Payload, load_payload, load_payloads
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._recordings import read_cassette
-    from stopkit.record._replay import ReplayTransport
+    from stopkit.record._replay import NoRecording, ReplayTransport
 
 __all__ = [
+    "NoRecording",
     "Payload",
     "RecordingTransport",
     "ReplayTransport",
@@ -41,7 +42,7 @@ __getattr__, __dir__ = lazy_exports(
         "_payloads": ("Payload", "load_payload", "load_payloads"),
         "_recording": ("RecordingTransport",),
         "_recordings": ("read_cassette",),
-        "_replay": ("ReplayTransport",),
+        "_replay": ("NoRecording", "ReplayTransport"),
     },
     globals(),
 )

@@ -52,6 +52,7 @@ class Payload:
     """
 
     path: Path | None
+    """The file it was read from (None for a payload built in code)."""
     reply: Any = None
     """The non-streaming reply body (None for a stream)."""
     events: list[Any] | None = None
@@ -59,6 +60,7 @@ class Payload:
     expect: dict[str, Any] | None = None
     """The `Stop` fields the file says the reply must give (case files)."""
     about: str | None = None
+    """What the case is, in words, as its file says (case files)."""
     request: dict[str, Any] | None = None
     """The recorded request summary (recorded exchanges)."""
     response: dict[str, Any] = field(default_factory=dict)

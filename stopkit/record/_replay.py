@@ -11,14 +11,34 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from stopkit._errors import NoRecording
+from stopkit._errors import StopkitError
 from stopkit._secrets import redact_text
 from stopkit.record._payloads import Payload
 from stopkit.record._recordings import load_recording, read_cassette, recording_files
 from stopkit.record._redact import WIRE, redact_request_body
 from stopkit.record._wire import library_of, sse_chunks
 
-__all__ = ["ReplayTransport"]
+__all__ = ["NoRecording", "ReplayTransport"]
+
+
+class NoRecording(StopkitError, LookupError, httpx.TransportError):
+    """`ReplayTransport` has no recorded exchange to answer a request; the message names it.
+
+    It is an `httpx.TransportError` too, so every SDK reports a miss the way it reports a
+    connection that failed: anthropic and openai raise their `APIConnectionError` from it (the
+    miss is its `__cause__`); google-genai, which has no connection error of its own, lets it
+    through as it is. `ReplayTransport.misses` lists each one raised.
+
+    Example:
+        >>> try:  # doctest: +SKIP
+        ...     client.messages.create(model="m", max_tokens=10, messages=messages)
+        ... except anthropic.APIConnectionError as error:
+        ...     assert isinstance(error.__cause__, NoRecording)
+    """
+
+    def __init__(self, message: str, *, request: Any = None) -> None:
+        super().__init__(message)  # LookupError's: the message is the error's one argument
+        self.request = request  # as httpx's own errors carry it
 
 
 class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
@@ -29,9 +49,11 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     file (each of its exchanges, as recorded; see `from_cassette`). `match="order"` serves
     them one after the other; `match="request"` serves the first unserved recording whose
     method, path and (redacted) JSON body equal the request's (files without a recorded
-    request match any request). A request with nothing to serve raises `NoRecording`; the SDKs
-    wrap it in their connection error (it is the `__cause__`), so build SDK clients with
-    `max_retries=0` and look at `transport.misses`.
+    request match any request). A request with nothing to serve raises `NoRecording`, an
+    `httpx.TransportError`: each SDK reports it as its connection error (anthropic's and
+    openai's `APIConnectionError`, the miss its `__cause__`; google-genai raises it as is).
+    Build SDK clients with `max_retries=0` (a retry is another miss) and look at
+    `transport.misses`.
 
     Example:
         >>> http = httpx2.Client(transport=ReplayTransport("recordings"))  # doctest: +SKIP
@@ -60,7 +82,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self.served: list[Payload] = []
         """The payloads served so far, in order."""
         self.misses: list[NoRecording] = []
-        """The errors raised for requests with no recording (SDKs wrap them in their own)."""
+        """The errors raised for requests with no recording (SDKs raise theirs from them)."""
         self._used = [False] * len(self.payloads)
         self._lock = threading.Lock()
 
@@ -102,7 +124,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                     self._used[i] = True
                     self.served.append(payload)
                     return payload
-        miss = NoRecording(self._explain(method, path, body, str(request.url)))
+        miss = NoRecording(self._explain(method, path, body, str(request.url)), request=request)
         self.misses.append(miss)
         raise miss
 

@@ -87,6 +87,31 @@ def test_raw_sse_file_and_stdin(
     assert json.loads(out)[0]["stop"]["reason"] == "output_limit"
 
 
+def test_no_file_reads_a_piped_stdin() -> None:
+    """`cat reply.json | stopkit normalize`: with no file and stdin a pipe, stdin is read."""
+    done = subprocess.run(
+        [sys.executable, "-m", "stopkit", "normalize", "--json"],
+        input=json.dumps(_reply("length")), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == EXIT_OK, done.stderr
+    [result] = json.loads(done.stdout)
+    assert (result["file"], result["stop"]["reason"]) == ("-", "output_limit")
+
+
+def test_no_file_and_a_terminal_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no file and stdin a terminal, nothing is waited for: exit 2 saying what to give."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    assert main(["normalize"]) == EXIT_UNREADABLE
+    assert "give reply files or folders, or pipe a reply into stdin" in capsys.readouterr().err
+
+
 def test_table_command_prints_the_generated_table(capsys: pytest.CaptureFixture[str]) -> None:
     """`stopkit table` prints the reason x provider table generated from the adapters."""
     from stopkit._reason_table import reason_table

@@ -190,7 +190,7 @@ def test_tool_request_without_calls_ends_as_unknown(caplog: pytest.LogCaptureFix
 
 
 def test_truncation_then_raised_limit_retry() -> None:
-    """A cut reply is dropped and retried once with max_tokens doubled; the raise sticks."""
+    """The loop's max_tokens goes with the first call; a cut doubles it once, and it sticks."""
     outcome, model = run(
         [
             reply("output_limit", "half an ans", detail="max_tokens"),
@@ -201,7 +201,9 @@ def test_truncation_then_raised_limit_retry() -> None:
     )
     assert outcome.termination is Termination.COMPLETED
     assert outcome.text == "full answer"
-    assert [c.overrides for c in model.calls] == [{}, {"max_tokens": 2000}, {"max_tokens": 2000}]
+    assert [c.overrides for c in model.calls] == [
+        {"max_tokens": 1000}, {"max_tokens": 2000}, {"max_tokens": 2000}
+    ]  # fmt: skip
     assert model.calls[1].messages == (USER,)
     assert all(m.get("reply", {}).get("reason") != "output_limit" for m in outcome.messages)
 
@@ -225,9 +227,55 @@ def test_truncation_twice_finishes_truncated() -> None:
 
 
 def test_truncation_without_known_ceiling_finishes() -> None:
-    """With no max_tokens to raise, the default finishes as truncated at once."""
+    """With no max_tokens to raise and no output count on the reply, it finishes at once."""
     outcome, model = run([reply("output_limit", "cut", detail="max_tokens"), reply("completed")])
     assert (outcome.termination, outcome.text, model.remaining) == ("output_limit", "cut", 1)
+
+
+def cut(output_tokens: int, **counts: int) -> dict[str, Any]:
+    """A reply cut at the output ceiling, reporting what it spent."""
+    usage = {"output_tokens": output_tokens, **counts}
+    return reply("output_limit", "cut", detail="max_tokens", usage=usage)
+
+
+@pytest.mark.parametrize(
+    ("script", "settings", "sent", "ends"),
+    [
+        ([cut(256), reply("completed")], {}, [{}, {"max_tokens": 512}], "completed"),
+        ([cut(256), cut(512)], {}, [{}, {"max_tokens": 512}], "output_limit"),
+        ([cut(20_000), reply("completed")], {}, [{}, {"max_tokens": 32_768}], "completed"),
+        ([cut(3_000), reply("completed")], {"max_tokens_cap": 4_000},
+         [{}, {"max_tokens": 4_000}], "completed"),
+        ([cut(4_000), reply("completed")], {"max_tokens_cap": 4_000}, [{}], "output_limit"),
+        ([cut(0), reply("completed")], {}, [{}], "output_limit"),
+    ],
+    ids=["raised", "cut-again", "capped", "own-cap", "at-the-cap", "nothing-spent"],
+)  # fmt: skip
+def test_truncation_takes_the_ceiling_from_the_cut_reply(
+    script: list[dict[str, Any]], settings: dict[str, Any], sent: list[Any], ends: str
+) -> None:
+    """With no max_tokens known, the output tokens the cut reply reports are its ceiling."""
+    outcome, model = run(script, **settings)
+    assert [c.overrides for c in model.calls] == sent
+    assert outcome.termination == ends
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"max_tokens": 0}, "max_tokens must be an int of at least 1"),
+        ({"max_tokens": "300"}, "max_tokens must be an int of at least 1"),
+        ({"max_tokens_cap": 0}, "max_tokens_cap must be an int of at least 1"),
+        ({"max_tokens": 300, "overrides": {"max_tokens": 300}}, "max_tokens is given twice"),
+    ],
+    ids=["zero", "a-str", "cap-zero", "twice"],
+)
+def test_a_ceiling_setting_that_cannot_be_sent_is_refused(
+    settings: dict[str, Any], message: str
+) -> None:
+    """A max_tokens that is no positive int, or one given twice, is refused when built."""
+    with pytest.raises(ValueError, match=message):
+        stopkit.LoopSettings(**settings)
 
 
 def test_truncation_at_the_cap_finishes() -> None:
@@ -767,7 +815,8 @@ async def test_arun_async_handler_and_every_path() -> None:
     )
     assert (outcome.text, outcome.termination, model.remaining) == ("sorry", "filtered", 1)
     assert [c.overrides for c in model.calls] == [
-        {}, {"max_tokens": 16}, {"max_tokens": 16, "resume_id": "p"}, {"max_tokens": 16}
+        {"max_tokens": 8}, {"max_tokens": 16}, {"max_tokens": 16, "resume_id": "p"},
+        {"max_tokens": 16},
     ]  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
     TOOLS,
+    Gemini,
     OpenAIChat,
     OpenAIResponses,
     Shapes,
@@ -96,6 +97,23 @@ def test_truncation_then_raised_limit(p: Shapes) -> None:
     assert [c.overrides for c in model.calls] == [{"max_tokens": 512}, {"max_tokens": 1024}]
     assert model.calls[1].messages == (p.user,)
     assert len(outcome.messages) == 2
+
+
+def test_truncation_with_no_known_ceiling_doubles_what_the_reply_spent(p: Shapes) -> None:
+    """With no max_tokens known, the retry asks twice the output tokens the cut reply reports."""
+    outcome, model = run(p, [p.truncated("Paris is"), p.text("Paris is 18 °C.")])
+    assert outcome.termination is Termination.COMPLETED
+    assert [c.overrides for c in model.calls] == [{}, {"max_tokens": 10}]  # it reported 5
+
+
+def test_truncation_counts_gemini_thinking_into_the_ceiling() -> None:
+    """Gemini counts thinking apart from its output: both were spent under the ceiling."""
+    p = Gemini()
+    cut = p.truncated("Paris is")
+    cut["usageMetadata"] |= {"candidatesTokenCount": 100, "thoughtsTokenCount": 900}
+    outcome, model = run(p, [cut, p.text("Paris is 18 °C.")])
+    assert outcome.termination is Termination.COMPLETED
+    assert [c.overrides for c in model.calls] == [{}, {"max_tokens": 2000}]
 
 
 def test_truncation_twice(p: Shapes) -> None:
@@ -316,7 +334,9 @@ def test_sdk_objects_through_the_loop(p: Shapes) -> None:
     outcome, model = run(p, sdk_script, max_tokens=256)
     assert outcome.termination is Termination.COMPLETED
     assert outcome.text == "Paris 18 °C, Tokyo 24 °C."
-    assert [c.overrides for c in model.calls] == [{}, {}, {"max_tokens": 512}]
+    assert [c.overrides for c in model.calls] == [
+        {"max_tokens": 256}, {"max_tokens": 256}, {"max_tokens": 512}
+    ]  # fmt: skip
     # The transcript is plain JSON, whatever the replies were.
     json.dumps(outcome.messages)
     assert_every_call_answered_once(p, outcome)
@@ -381,3 +401,24 @@ def test_streaming_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[
         "type": "tool_result", "tool_use_id": "toolu_01",
         "content": json.dumps(get_weather("Paris"), ensure_ascii=False),
     }  # fmt: skip
+
+
+def test_a_str_prompt_to_google_genai_without_an_adapter_names_the_fix() -> None:
+    """google-genai refuses the default shape of a str prompt: one line says to pass the adapter."""
+    from tests import _wrap_clients as sdk
+
+    transport = stopkit.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.json")
+    client = sdk.client("gemini", transport)
+
+    def call_model(messages: list[Any], **overrides: Any) -> Any:
+        return client.models.generate_content(model="gemini-2.5-flash", contents=messages)
+
+    with pytest.raises(stopkit.ModelCallError) as caught:
+        stopkit.run_loop(call_model, "Weather in Paris?")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "went out as {'role': 'user', 'content': 'Weather in Paris?'}" in message
+    assert 'pass adapter="gemini"' in message
+    assert transport.served == []  # refused before it was sent
+    outcome = stopkit.run_loop(call_model, "Weather in Paris?", adapter="gemini")
+    assert outcome.termination is Termination.COMPLETED

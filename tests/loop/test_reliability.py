@@ -310,6 +310,34 @@ def test_model_call_error_keeps_everything(fault: BaseException) -> None:
     assert events[-1].outcome is outcome
 
 
+SHAPE_HINT = 'adapter="gemini"'
+TOOL_USE = {"type": "message", "role": "assistant", "stop_reason": "tool_use", "content": [
+    {"type": "tool_use", "id": "c", "name": "add", "input": {"a": 1, "b": 1}}]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("script", "prompt", "settings", "hinted"),
+    [
+        ([ValueError("17 validation errors\n...")], "Hi", {}, True),
+        ([ValueError("bad")], "Hi", {"adapter": FAKE}, False),
+        ([ValueError("bad")], [USER], {}, False),
+        ([TOOL_USE, ValueError("bad")], "Hi", {}, False),
+    ],
+    ids=["str-prompt-no-adapter", "adapter-given", "messages-given", "after-a-reply"],
+)
+def test_a_first_call_failing_on_the_default_shape_says_what_went_out(
+    script: list[Any], prompt: Any, settings: dict[str, Any], hinted: bool
+) -> None:
+    """A str prompt sent in the default shape before any adapter is known: the error says so."""
+    settings.setdefault("tools", {"add": add})
+    with pytest.raises(ModelCallError) as caught:
+        stopkit.run_loop(ScriptedModel(script), prompt, **settings)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert (SHAPE_HINT in message) is hinted
+    assert ("went out as {'role': 'user', 'content': 'Hi'}" in message) is hinted
+
+
 def test_retry_policy_retries_then_succeeds() -> None:
     """With a policy, transient failures are retried (same messages, same overrides)."""
     events: list[Any] = []

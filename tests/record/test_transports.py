@@ -11,6 +11,7 @@ from typing import Any
 import anthropic
 import httpx
 import httpx2
+import openai
 import pytest
 
 import stopkit
@@ -160,6 +161,43 @@ def test_replay_by_request_matches_method_path_and_body(tmp_path: Path) -> None:
     assert isinstance(caught.value.__cause__, stopkit.NoRecording)
     assert "0001-post-v1-messages.json" in str(caught.value.__cause__)
     assert transport.misses == [caught.value.__cause__]
+
+
+# How each SDK reports a transport error, which a replay miss is (an `httpx.TransportError`):
+# anthropic and openai raise their APIConnectionError from it (`_base_client.py`: anthropic
+# wraps any exception of the send, openai httpx's `RequestError`s); google-genai has no
+# connection error of its own and lets httpx's errors through (`google/genai/_api_client.py`).
+MISSED_AS: dict[str, tuple[type[Exception], str]] = {
+    "anthropic": (anthropic.APIConnectionError, "__cause__"),
+    "openai_chat": (openai.APIConnectionError, "__cause__"),
+    "openai_responses": (openai.APIConnectionError, "__cause__"),
+    "gemini": (httpx.TransportError, "itself"),
+}
+
+
+@pytest.mark.parametrize("folder", sdk.FOLDERS)
+@pytest.mark.parametrize("stream", [False, True], ids=["reply", "stream"])
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_a_replay_miss_is_each_sdks_connection_error(
+    folder: str, stream: bool, is_async: bool
+) -> None:
+    """A request with no recording raises the SDK's connection error, the NoRecording in it."""
+    transport = stopkit.ReplayTransport([])
+    client = sdk.client(folder, transport, is_async=is_async)
+    raised, where = MISSED_AS[folder]
+
+    def request() -> Any:
+        if is_async:
+            return asyncio.run(sdk.acall(folder, client, stream))
+        return sdk.call(folder, client, stream)
+
+    with pytest.raises(raised) as caught:
+        request()
+    miss = caught.value if where == "itself" else caught.value.__cause__
+    assert isinstance(miss, stopkit.NoRecording)
+    assert isinstance(miss, httpx.TransportError)
+    assert transport.misses == [miss]
+    assert "no recording for POST" in str(miss)
 
 
 def test_case_file_events_are_served_as_server_sent_events() -> None:

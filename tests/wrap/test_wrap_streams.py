@@ -109,21 +109,25 @@ def test_a_cut_stream_reports_stream_incomplete(folder: str) -> None:
     assert caught.value.stop is seen[0]
 
 
+CLOSED = "the caller closed the stream before its end"
+
+
 @pytest.mark.parametrize("folder", sorted(STREAMS))
 def test_closing_a_stream_early_reports_it_incomplete(folder: str) -> None:
-    """Closing a stream after its first event reports `stream_incomplete`, once."""
-    client, seen = _wrapped(folder, [STREAMS[folder]])
+    """Closing a stream after its first event reports `stream_incomplete` once, never raising."""
+    client, seen = _wrapped(folder, [STREAMS[folder]], raise_on={"unknown"})
     stream = sdk.request(folder, client, True)
     next(iter(stream))
     stream.close()
     stream.close()
     assert [s.detail for s in seen] == ["stream_incomplete"]
+    assert CLOSED in seen[0].notes[-1]
     assert stream.stop is seen[0]
 
 
 @pytest.mark.parametrize("folder", ["anthropic", "openai_chat", "openai_responses"])
 def test_leaving_a_with_block_early(folder: str) -> None:
-    """Leaving `with stream:` early reports it incomplete; an error in the block stays unmasked."""
+    """A `break` out of `with stream:` reports it incomplete, closed by the caller: no raise."""
     client, seen = _wrapped(folder, [STREAMS[folder]] * 2, raise_on={"unknown"})
 
     def leave_early() -> None:
@@ -136,25 +140,50 @@ def test_leaving_a_with_block_early(folder: str) -> None:
             for _ in stream:
                 raise KeyError("boom")
 
-    with pytest.raises(stopkit.UnknownStopReason):
-        leave_early()
+    leave_early()
     with pytest.raises(KeyError, match="boom"):
         fail_inside()
     assert [s.detail for s in seen] == ["stream_incomplete", "stream_incomplete"]
+    assert CLOSED in seen[0].notes[-1]
+
+
+def test_leaving_a_stream_helper_early() -> None:
+    """A `break` out of the `messages.stream()` helper is the caller's choice: no raise."""
+    client, seen = _wrapped("anthropic", [TOOL_USE], raise_on={"unknown"})
+    with client.messages.stream(model="m", max_tokens=9, messages=sdk.MESSAGES) as stream:
+        for _ in stream:
+            break
+    assert [(s.reason, s.detail) for s in seen] == [
+        (stopkit.StopReason.UNKNOWN, "stream_incomplete")
+    ]
+    assert CLOSED in seen[0].notes[-1]
+
+
+def test_closing_after_the_end_still_raises_what_the_reply_says() -> None:
+    """Closed after its terminal event, a stream is whole: `raise_on` acts on its reason."""
+    client, seen = _wrapped("anthropic", [MAX_TOKENS], raise_on={"output_limit"})
+    stream = client.messages.create(model="m", max_tokens=9, messages=sdk.MESSAGES, stream=True)
+    for event in stream:
+        if event.type == "message_stop":
+            break
+    with pytest.raises(stopkit.TruncatedReply):
+        stream.close()
+    assert [(s.reason, s.notes) for s in seen] == [(stopkit.StopReason.OUTPUT_LIMIT, ())]
 
 
 @pytest.mark.parametrize("folder", sorted(STREAMS))
 def test_async_stream_close_and_cut(folder: str) -> None:
-    """Async streams: a cut stream and an early `close()` both report `stream_incomplete`."""
+    """Async streams: a cut stream raises, an early `close()` does not; both are incomplete."""
     events = load_payload(STREAMS[folder]).events or []
     cut = _cut(STREAMS[folder], len(events) - 1 if folder != "gemini" else 1)
 
     async def main() -> list[stopkit.Stop]:
-        client, seen = _wrapped(folder, [cut, STREAMS[folder]], is_async=True)
-        await sdk.acall(folder, client, True)
+        client, seen = _wrapped(folder, [cut, STREAMS[folder]], is_async=True, raise_on="unknown")
+        with pytest.raises(stopkit.UnknownStopReason):  # the connection ended it: it raises
+            await sdk.acall(folder, client, True)
         stream = await sdk.arequest(folder, client, True)
         await anext(aiter(stream))
-        await stream.close()
+        await stream.close()  # the caller ended it: it does not
         return seen
 
     seen = asyncio.run(main())
@@ -162,6 +191,7 @@ def test_async_stream_close_and_cut(folder: str) -> None:
         (stopkit.StopReason.UNKNOWN, "stream_incomplete"),
         (stopkit.StopReason.UNKNOWN, "stream_incomplete"),
     ]
+    assert [CLOSED in " ".join(s.notes) for s in seen] == [False, True]
 
 
 def test_stream_proxy_yields_the_very_same_objects() -> None:

@@ -52,7 +52,9 @@ class RunInfo:
     """One run as the journal keeps it."""
 
     run_id: str
+    """The run's id (the `run_id=` it was started with)."""
     status: RunStatus
+    """Where the run stands (running, finished, failed, waiting for a person, ...)."""
     termination: str | None
     """How it ended (a `Termination` value), once it has."""
     detail: str
@@ -60,8 +62,11 @@ class RunInfo:
     owner: str | None
     """The worker holding its lease (host:pid:nonce), None when none does."""
     lease_until: float | None
+    """When its lease runs out (Unix seconds, the database's clock); None when released."""
     created_at: float
+    """When the run was first started (Unix seconds, the database's clock)."""
     updated_at: float
+    """When the run last recorded anything (Unix seconds, the database's clock)."""
     steps: int
     """How many steps are recorded."""
 
