@@ -6,9 +6,12 @@ connection's current schema, beside any other tables there; creating them is ser
 advisory lock, so workers starting together do not race. Times come from the server's clock.
 
 Like `SqliteJournal`, it waits by default for a step to reach the server, not the server's
-disk (`synchronous_commit = off` for its own session): a step survives the worker being
+WAL (`synchronous_commit = off` for its own session): a step survives the worker being
 killed, and a server crash loses at most the last fraction of a second of steps (which are
-then made again, as a step cut by a crash is). `durable=True` waits for the disk too.
+then made again, as a step cut by a crash is). The start of a non-idempotent call is the
+exception: a second run of that call may do harm, so its commit always waits for the WAL
+(`SET LOCAL synchronous_commit = on`; everything committed before it is then kept too).
+`durable=True` waits for the WAL at every step.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ class PostgresJournal(SqlJournal):
         lease_seconds: How long a run's lease lasts without renewal (the heartbeat renews it
             every third of that): how soon a dead worker's run can be resumed elsewhere.
         connect_timeout: Seconds to wait for the server.
-        durable: Wait for each step to reach the server's disk (`synchronous_commit = on`),
-            surviving a server crash too, at the cost of a disk flush per step.
+        durable: Wait for each step to reach the server's WAL (`synchronous_commit = on`),
+            surviving a server crash too, at the cost of a disk flush per step. (The start of
+            a non-idempotent call waits for it either way.)
 
     Raises:
         ImportError: psycopg is not installed (`pip install 'stopkit[postgres]'`).
@@ -84,8 +88,9 @@ class PostgresJournal(SqlJournal):
         except psycopg.Error as exc:
             raise JournalError(f"cannot connect to {self.where}: {exc}") from None
         try:
-            if not durable:
-                self._connection.execute("SET synchronous_commit = off")
+            # Set either way: the server's own default may be off.
+            commits = "on" if durable else "off"
+            self._connection.execute(f"SET synchronous_commit = {commits}")
             self._prepare()
         except BaseException:
             self._connection.close()
@@ -99,6 +104,9 @@ class PostgresJournal(SqlJournal):
                 yield cursor.execute
         except self._errors as exc:
             raise JournalError(f"the journal at {self.where} failed: {exc}") from exc
+
+    def _commit_survives_crash(self, execute: Execute) -> None:
+        execute("SET LOCAL synchronous_commit = on", ())
 
     def _tables(self, execute: Execute) -> set[str]:
         execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))

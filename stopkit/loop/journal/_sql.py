@@ -95,6 +95,14 @@ class SqlJournal:
     def _tables(self, execute: Execute) -> set[str]:
         raise NotImplementedError
 
+    def _commit_survives_crash(self, execute: Execute) -> None:
+        """Make this transaction's commit wait until a crash of the database cannot undo it.
+
+        For a commit a side effect depends on: the start of a non-idempotent call. SQLite's
+        commit is in the file when it returns (a crash of the process keeps it; a power cut
+        is `durable=True`'s), so this does nothing there.
+        """
+
     def _sql(self, statement: str) -> str:
         statement = statement.replace("{now}", self.NOW)
         return statement if self.PLACEHOLDER == "?" else statement.replace("?", self.PLACEHOLDER)
@@ -220,6 +228,8 @@ class SqlJournal:
         """Write (or complete) a step and renew the lease; `RunLocked` when it was lost."""
 
         def record(execute: Execute) -> None:
+            if step.result is None:  # a call that must not run twice is about to start
+                self._commit_survives_crash(execute)
             renewed = execute(
                 "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now} "
                 "WHERE run_id = ? AND owner = ?",
