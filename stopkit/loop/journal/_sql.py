@@ -10,19 +10,27 @@ Leases: a run is taken by one worker at a time (`acquire`, one atomic upsert), r
 every step and by the loop's heartbeat, and given up when the run ends. A worker that died
 stops renewing, so its lease expires after `lease_seconds` and another worker may take over.
 Times are read from the database's clock, so workers on machines whose clocks differ agree.
+
+A run's `detail` (its final text) is kept as it is, unless it holds what a store cannot keep (a
+NUL, which PostgreSQL's TEXT refuses; a lone UTF-16 surrogate, which UTF-8 cannot encode): then
+it is kept as a JSON string after U+FFFF, a noncharacter no real text starts with (so a text
+that does start with it is kept so too). It reads back as it was, from either store.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
+from stopkit._json_out import escape_surrogates
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
 
-__all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal"]
+__all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal", "read_text", "stored_text"]
 
 FORMAT = "stopkit-journal"
 SCHEMA_VERSION = 1
@@ -41,6 +49,10 @@ _SCHEMA = (
     "name TEXT NOT NULL, request TEXT NOT NULL, result TEXT, "
     "recorded_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, name))",
 )
+
+# What a text column cannot keep as is: a NUL, a lone surrogate, or the mark itself first.
+_UNKEEPABLE = re.compile("\x00|[\ud800-\udfff]|^\uffff")
+_KEPT_AS_JSON = "\uffff"
 
 _RUN_COLUMNS = (
     "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
@@ -207,7 +219,7 @@ class SqlJournal:
             lambda execute: execute(
                 "UPDATE stopkit_runs SET status = ?, termination = ?, detail = ?, owner = NULL, "
                 "lease_until = NULL, updated_at = {now} WHERE run_id = ? AND owner = ?",
-                (RunStatus(status).value, termination, detail, run_id, owner),
+                (RunStatus(status).value, termination, stored_text(detail), run_id, owner),
             )
         )
 
@@ -332,13 +344,37 @@ class SqlJournal:
         self._do(settle)
 
 
+def stored_text(text: str) -> str:
+    r"""Return `text` as a text column keeps it: as it is, or as JSON after the mark.
+
+    Example:
+        >>> stored_text("done"), stored_text("nul \x00")
+        ('done', '\uffff"nul \\u0000"')
+    """
+    if _UNKEEPABLE.search(text) is None:
+        return text
+    return _KEPT_AS_JSON + escape_surrogates(json.dumps(text, ensure_ascii=False))
+
+
+def read_text(kept: str) -> str:
+    """Return the text `stored_text` kept (a text from before the mark existed: as it is)."""
+    if kept.startswith(_KEPT_AS_JSON):
+        try:
+            text = json.loads(kept[1:])
+        except ValueError:
+            return kept
+        if isinstance(text, str):
+            return text
+    return kept
+
+
 def _run_info(row: tuple[Any, ...]) -> RunInfo:
     run_id, status, termination, detail, owner, until, created, updated, steps = row
     return RunInfo(
         run_id=run_id,
         status=RunStatus(status),
         termination=termination,
-        detail=detail,
+        detail=read_text(detail),
         owner=owner,
         lease_until=None if until is None else float(until),
         created_at=float(created),
