@@ -108,11 +108,14 @@ class PostgresJournal(SqlJournal):
     def _commit_survives_crash(self, execute: Execute) -> None:
         execute("SET LOCAL synchronous_commit = on", ())
 
-    def _tables(self, execute: Execute) -> set[str]:
+    def _columns(self, execute: Execute) -> list[tuple[str, str | None]]:
         execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        rows = execute(
-            "SELECT table_name FROM information_schema.tables "
-            "WHERE table_schema = current_schema()",
+        # Only ours: another app's tables beside them are its business.
+        rows: list[tuple[str, str | None]] = execute(
+            "SELECT t.table_name, c.column_name FROM information_schema.tables t "
+            "LEFT JOIN information_schema.columns c ON c.table_schema = t.table_schema "
+            "AND c.table_name = t.table_name WHERE t.table_schema = current_schema() "
+            "AND t.table_name LIKE 'stopkit\\_%%'",
             (),
         ).fetchall()
-        return {row[0] for row in rows}
+        return rows

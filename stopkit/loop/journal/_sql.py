@@ -38,17 +38,26 @@ SCHEMA_VERSION = 1
 Execute = Callable[[str, tuple[Any, ...]], Any]
 """Runs one statement in the open transaction; returns the cursor."""
 
-_TABLES = ("stopkit_meta", "stopkit_runs", "stopkit_steps")
-
-_SCHEMA = (
-    "CREATE TABLE stopkit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, status TEXT NOT NULL, "
-    "termination TEXT, detail TEXT NOT NULL, owner TEXT, lease_until DOUBLE PRECISION, "
-    "created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)",
-    "CREATE TABLE stopkit_steps (run_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-    "name TEXT NOT NULL, request TEXT NOT NULL, result TEXT, "
-    "recorded_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, name))",
-)
+# Each table's columns, then its constraints: what `_prepare` creates and `_check` expects.
+_DEFINITIONS = {
+    "stopkit_meta": ("key TEXT PRIMARY KEY", "value TEXT NOT NULL"),
+    "stopkit_runs": (
+        "run_id TEXT PRIMARY KEY", "status TEXT NOT NULL", "termination TEXT",
+        "detail TEXT NOT NULL", "owner TEXT", "lease_until DOUBLE PRECISION",
+        "created_at DOUBLE PRECISION NOT NULL", "updated_at DOUBLE PRECISION NOT NULL",
+    ),
+    "stopkit_steps": (
+        "run_id TEXT NOT NULL", "seq INTEGER NOT NULL", "name TEXT NOT NULL",
+        "request TEXT NOT NULL", "result TEXT", "recorded_at DOUBLE PRECISION NOT NULL",
+        "PRIMARY KEY (run_id, name)",
+    ),
+}  # fmt: skip
+_TABLES = tuple(_DEFINITIONS)
+_SCHEMA = tuple(f"CREATE TABLE {name} ({', '.join(parts)})" for name, parts in _DEFINITIONS.items())
+_COLUMNS = {
+    name: frozenset(part.split()[0] for part in parts if not part.startswith("PRIMARY KEY ("))
+    for name, parts in _DEFINITIONS.items()
+}
 
 # What a text column cannot keep as is: a NUL, a lone surrogate, or the mark itself first.
 _UNKEEPABLE = re.compile("\x00|[\ud800-\udfff]|^\uffff")
@@ -65,7 +74,7 @@ class SqlJournal:
 
     A subclass sets `NOW` (the SQL for the database's clock, in Unix seconds) and
     `PLACEHOLDER`, and implements `_transaction` (a context manager giving an `Execute`,
-    committing at its end) and `_tables` (the names of the tables that exist).
+    committing at its end) and `_columns` (the tables that exist, with their columns).
     """
 
     NOW = ""
@@ -104,8 +113,18 @@ class SqlJournal:
     def _transaction(self) -> AbstractContextManager[Execute]:
         raise NotImplementedError
 
-    def _tables(self, execute: Execute) -> set[str]:
+    def _columns(self, execute: Execute) -> list[tuple[str, str | None]]:
+        """Return (table, column) for each column of each table there (None: it has none)."""
         raise NotImplementedError
+
+    def _tables(self, execute: Execute) -> dict[str, set[str]]:
+        """Return the tables there, each with its columns."""
+        tables: dict[str, set[str]] = {}
+        for table, column in self._columns(execute):
+            columns = tables.setdefault(table, set())
+            if column is not None:
+                columns.add(column)
+        return tables
 
     def _commit_survives_crash(self, execute: Execute) -> None:
         """Make this transaction's commit wait until a crash of the database cannot undo it.
@@ -134,13 +153,14 @@ class SqlJournal:
         """Say whether our schema is there (False: the database is empty); refuse the rest."""
         tables = self._tables(execute)
         if self.SHARED:  # other programs' tables beside ours are expected
-            tables &= set(_TABLES)
+            tables = {name: tables[name] for name in _TABLES if name in tables}
         if "stopkit_meta" not in tables:
             if tables:
                 raise JournalUnreadable(
                     self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
                 )
             return False
+        self._check_columns(tables, "stopkit_meta")
         rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
         if rows.get("format") != FORMAT:
             raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
@@ -151,10 +171,21 @@ class SqlJournal:
             raise JournalUnreadable(self.where, why) from None
         if version > SCHEMA_VERSION:
             raise JournalTooNew(self.where, version, SCHEMA_VERSION)
-        missing = set(_TABLES) - tables
+        missing = set(_TABLES) - set(tables)
         if missing:
             raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
+        self._check_columns(tables, "stopkit_runs", "stopkit_steps")
         return True
+
+    def _check_columns(self, tables: dict[str, set[str]], *names: str) -> None:
+        """Refuse a table of one of our names that lacks a column of ours (another app's)."""
+        for name in names:
+            missing = _COLUMNS[name] - tables[name]
+            if missing:
+                raise JournalUnreadable(
+                    self.where,
+                    f"its {name} table is not ours (it has no {', '.join(sorted(missing))})",
+                )
 
     def _prepare(self) -> None:
         """Check the schema, creating it in an empty database; refuse anything else."""

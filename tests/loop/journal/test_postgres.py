@@ -7,6 +7,7 @@ its own; the rest use the shared one.
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -75,3 +76,51 @@ def test_a_durable_journal_keeps_every_step_through_a_server_crash(
         info = again.run("kept")
         assert info is not None
         assert (info.status, info.steps) == (stopkit.loop.journal.RunStatus.FINISHED, 5)
+
+
+OURS = (
+    "CREATE TABLE stopkit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); "
+    "INSERT INTO stopkit_meta VALUES ('format', 'stopkit-journal'), ('schema_version', '1')"
+)
+FOREIGN = {
+    "foreign-meta": "CREATE TABLE stopkit_meta (id SERIAL PRIMARY KEY, note TEXT); "
+    "INSERT INTO stopkit_meta (note) VALUES ('another app''s')",
+    "foreign-runs": f"{OURS}; CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, state TEXT); "
+    "CREATE TABLE stopkit_steps (run_id TEXT, seq INTEGER, name TEXT, request TEXT, "
+    "result TEXT, recorded_at DOUBLE PRECISION)",
+    "foreign-steps": f"{OURS}; CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, "
+    "status TEXT, termination TEXT, detail TEXT, owner TEXT, lease_until DOUBLE PRECISION, "
+    "created_at DOUBLE PRECISION, updated_at DOUBLE PRECISION); "
+    "CREATE TABLE stopkit_steps (id SERIAL PRIMARY KEY, payload JSONB)",
+}
+
+
+def _schema_of(dsn: str) -> list[tuple[Any, ...]]:
+    """Every column of the schema's tables, and each table's rows: what must stay unchanged."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        columns = connection.execute(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
+            "WHERE table_schema = current_schema() ORDER BY 1, 2"
+        ).fetchall()
+        tables = sorted({row[0] for row in columns})
+        rows = [(table, connection.execute(f"SELECT * FROM {table}").fetchall())
+                for table in tables]  # fmt: skip
+    return [*columns, *rows]
+
+
+@pytest.mark.parametrize("tables", list(FOREIGN.values()), ids=list(FOREIGN))
+def test_tables_of_our_names_that_are_not_ours_are_refused_at_open_and_left_unchanged(
+    postgres_server: str, tables: str
+) -> None:
+    """Another app's `stopkit_meta`, or ours beside another app's runs or steps: refused."""
+    import psycopg
+
+    dsn = fresh_schema(postgres_server)
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute(tables)
+    before = _schema_of(dsn)
+    with pytest.raises(stopkit.JournalUnreadable, match="not ours"):
+        stopkit.PostgresJournal(dsn)
+    assert _schema_of(dsn) == before
