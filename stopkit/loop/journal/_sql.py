@@ -1,67 +1,25 @@
-"""What `SqliteJournal` and `PostgresJournal` share: the schema, its version, every statement.
+"""What `SqliteJournal` and `PostgresJournal` share: every statement, the leases.
 
-Three tables, named so that they can sit in a database shared with other data:
-`stopkit_meta` (the format and the schema version), `stopkit_runs` (one row per run: status,
-lease) and `stopkit_steps` (one row per step: request and result as JSON text). The schema is
-versioned: a journal written by a newer stopkit, another program's database, or a file that is
-no database at all is refused with a `JournalUnreadable`, and nothing in it is changed.
+The tables and how a database is found to be ours are in `_schema.py`.
 
 Leases: a run is taken by one worker at a time (`acquire`, one atomic upsert), renewed with
 every step and by the loop's heartbeat, and given up when the run ends. A worker that died
 stops renewing, so its lease expires after `lease_seconds` and another worker may take over.
 Times are read from the database's clock, so workers on machines whose clocks differ agree.
-
-A run's `detail` (its final text) is kept as it is, unless it holds what a store cannot keep (a
-NUL, which PostgreSQL's TEXT refuses; a lone UTF-16 surrogate, which UTF-8 cannot encode): then
-it is kept as a JSON string after U+FFFF, a noncharacter no real text starts with (so a text
-that does start with it is kept so too). It reads back as it was, from either store.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
-from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
-from stopkit._json_out import escape_surrogates
+from stopkit._errors import RunLocked
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
+from stopkit.loop.journal._schema import TABLES, Execute, check, create, read_text, stored_text
 
-__all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal", "read_text", "stored_text"]
-
-FORMAT = "stopkit-journal"
-SCHEMA_VERSION = 1
-
-Execute = Callable[[str, tuple[Any, ...]], Any]
-"""Runs one statement in the open transaction; returns the cursor."""
-
-# Each table's columns, then its constraints: what `_prepare` creates and `_check` expects.
-_DEFINITIONS = {
-    "stopkit_meta": ("key TEXT PRIMARY KEY", "value TEXT NOT NULL"),
-    "stopkit_runs": (
-        "run_id TEXT PRIMARY KEY", "status TEXT NOT NULL", "termination TEXT",
-        "detail TEXT NOT NULL", "owner TEXT", "lease_until DOUBLE PRECISION",
-        "created_at DOUBLE PRECISION NOT NULL", "updated_at DOUBLE PRECISION NOT NULL",
-    ),
-    "stopkit_steps": (
-        "run_id TEXT NOT NULL", "seq INTEGER NOT NULL", "name TEXT NOT NULL",
-        "request TEXT NOT NULL", "result TEXT", "recorded_at DOUBLE PRECISION NOT NULL",
-        "PRIMARY KEY (run_id, name)",
-    ),
-}  # fmt: skip
-_TABLES = tuple(_DEFINITIONS)
-_SCHEMA = tuple(f"CREATE TABLE {name} ({', '.join(parts)})" for name, parts in _DEFINITIONS.items())
-_COLUMNS = {
-    name: frozenset(part.split()[0] for part in parts if not part.startswith("PRIMARY KEY ("))
-    for name, parts in _DEFINITIONS.items()
-}
-
-# What a text column cannot keep as is: a NUL, a lone surrogate, or the mark itself first.
-_UNKEEPABLE = re.compile("\x00|[\ud800-\udfff]|^\uffff")
-_KEPT_AS_JSON = "\uffff"
+__all__ = ["Execute", "SqlJournal"]
 
 _RUN_COLUMNS = (
     "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
@@ -153,52 +111,15 @@ class SqlJournal:
         """Say whether our schema is there (False: the database is empty); refuse the rest."""
         tables = self._tables(execute)
         if self.SHARED:  # other programs' tables beside ours are expected
-            tables = {name: tables[name] for name in _TABLES if name in tables}
-        if "stopkit_meta" not in tables:
-            if tables:
-                raise JournalUnreadable(
-                    self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
-                )
-            return False
-        self._check_columns(tables, "stopkit_meta")
-        rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
-        if rows.get("format") != FORMAT:
-            raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
-        try:
-            version = int(rows.get("schema_version", ""))
-        except ValueError:
-            why = "its schema version is unreadable"
-            raise JournalUnreadable(self.where, why) from None
-        if version > SCHEMA_VERSION:
-            raise JournalTooNew(self.where, version, SCHEMA_VERSION)
-        missing = set(_TABLES) - set(tables)
-        if missing:
-            raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
-        self._check_columns(tables, "stopkit_runs", "stopkit_steps")
-        return True
-
-    def _check_columns(self, tables: dict[str, set[str]], *names: str) -> None:
-        """Refuse a table of one of our names that lacks a column of ours (another app's)."""
-        for name in names:
-            missing = _COLUMNS[name] - tables[name]
-            if missing:
-                raise JournalUnreadable(
-                    self.where,
-                    f"its {name} table is not ours (it has no {', '.join(sorted(missing))})",
-                )
+            tables = {name: tables[name] for name in TABLES if name in tables}
+        return check(execute, tables, self.where)
 
     def _prepare(self) -> None:
         """Check the schema, creating it in an empty database; refuse anything else."""
 
         def prepare(execute: Execute) -> None:
-            if self._check(execute):
-                return
-            for statement in _SCHEMA:
-                execute(statement, ())
-            execute(
-                "INSERT INTO stopkit_meta (key, value) VALUES (?, ?), (?, ?)",
-                ("format", FORMAT, "schema_version", str(SCHEMA_VERSION)),
-            )
+            if not self._check(execute):
+                create(execute)
 
         self._do(prepare)
 
@@ -373,30 +294,6 @@ class SqlJournal:
                 raise KeyError(f"run {run_id!r} has no unsettled step {step!r}")
 
         self._do(settle)
-
-
-def stored_text(text: str) -> str:
-    r"""Return `text` as a text column keeps it: as it is, or as JSON after the mark.
-
-    Example:
-        >>> stored_text("done"), stored_text("nul \x00")
-        ('done', '\uffff"nul \\u0000"')
-    """
-    if _UNKEEPABLE.search(text) is None:
-        return text
-    return _KEPT_AS_JSON + escape_surrogates(json.dumps(text, ensure_ascii=False))
-
-
-def read_text(kept: str) -> str:
-    """Return the text `stored_text` kept (a text from before the mark existed: as it is)."""
-    if kept.startswith(_KEPT_AS_JSON):
-        try:
-            text = json.loads(kept[1:])
-        except ValueError:
-            return kept
-        if isinstance(text, str):
-            return text
-    return kept
 
 
 def _run_info(row: tuple[Any, ...]) -> RunInfo:
