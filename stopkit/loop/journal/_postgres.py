@@ -64,6 +64,7 @@ class PostgresJournal(SqlJournal):
     NOW = "extract(epoch from clock_timestamp())::double precision"
     PLACEHOLDER = "%s"
     SHARED = True
+    LOCK_ROW = " FOR UPDATE"
 
     def __init__(
         self,

@@ -39,6 +39,9 @@ class SqlJournal:
     PLACEHOLDER = "?"
     #: Whether a database holding tables of its own is still ours to add tables to.
     SHARED = False
+    #: What locks the row a statement reads until the transaction ends ("": the transaction
+    #: holds the whole database already, as SQLite's `BEGIN IMMEDIATE` does).
+    LOCK_ROW = ""
 
     def __init__(self, where: str, lease_seconds: float) -> None:
         if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int | float):
@@ -233,10 +236,14 @@ class SqlJournal:
         return None if row is None else _run_info(row)
 
     def _unleased(self, execute: Execute, run_id: str) -> bool:
-        """Raise `RunLocked` when a live worker holds the run; say whether the run exists."""
+        """Raise `RunLocked` when a live worker holds the run; say whether the run exists.
+
+        The run's row stays locked until the transaction ends: a worker taking the run
+        meanwhile waits, and finds what this transaction left.
+        """
         row = execute(
             "SELECT owner IS NOT NULL AND lease_until >= {now} FROM stopkit_runs "
-            "WHERE run_id = ?",
+            f"WHERE run_id = ?{self.LOCK_ROW}",
             (run_id,),
         ).fetchone()
         if row is not None and row[0]:

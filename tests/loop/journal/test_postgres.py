@@ -6,6 +6,7 @@ its own; the rest use the shared one.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -124,3 +125,69 @@ def test_tables_of_our_names_that_are_not_ours_are_refused_at_open_and_left_unch
     with pytest.raises(stopkit.JournalUnreadable, match="not ours"):
         stopkit.PostgresJournal(dsn)
     assert _schema_of(dsn) == before
+
+
+def _wait_for(condition: Any, what: str) -> None:
+    """Wait (10 s at most) until `condition()` holds."""
+    for _ in range(1000):
+        if condition():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+def test_delete_holds_the_run_while_it_checks_the_lease(postgres_server: str) -> None:
+    """A worker taking the run while `delete` is under way waits for it: a leased run stays.
+
+    A trigger holds the delete between its lease check and its deletes (on an advisory lock
+    the test holds), while another worker takes the run.
+    """
+    import psycopg
+
+    dsn = fresh_schema(postgres_server)
+    deleting, taking = stopkit.PostgresJournal(dsn), stopkit.PostgresJournal(dsn)
+    deleting.acquire("r", "old-worker")
+    deleting.record("r", "old-worker", stopkit.loop.journal.StepRecord("model_call_1", "{}",
+                                                                       "{}", 0.0))  # fmt: skip
+    deleting.release("r", "old-worker", stopkit.loop.journal.RunStatus.INTERRUPTED, None, "")
+    key = int(time.time() * 1000) % 1_000_000_000
+    with psycopg.connect(dsn, autocommit=True) as test:
+        test.execute(
+            "CREATE FUNCTION hold() RETURNS trigger LANGUAGE plpgsql AS "
+            f"$$ BEGIN PERFORM pg_advisory_xact_lock({key}); RETURN NULL; END $$"
+        )
+        test.execute("CREATE TRIGGER hold BEFORE DELETE ON stopkit_steps "
+                     "FOR EACH STATEMENT EXECUTE FUNCTION hold()")  # fmt: skip
+        test.execute("SELECT pg_advisory_lock(%s)", (key,))
+
+        def waiting(event: str) -> int:
+            return int(test.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND wait_event = %s AND datname = current_database()", (event,),
+            ).fetchone()[0])  # fmt: skip
+
+        results: dict[str, Any] = {}
+
+        def run(name: str, work: Any) -> threading.Thread:
+            def target() -> None:
+                try:
+                    results[name] = work()
+                except Exception as exc:
+                    results[name] = exc
+
+            thread = threading.Thread(target=target)
+            thread.start()
+            return thread
+
+        delete = run("delete", lambda: deleting.delete("r"))
+        _wait_for(lambda: waiting("advisory") == 1, "the delete held after its check")
+        take = run("acquire", lambda: taking.acquire("r", "new-worker"))
+        _wait_for(lambda: "acquire" in results or waiting("transactionid") == 1,
+                  "the other worker took the run or waits for the delete")  # fmt: skip
+        test.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        delete.join(), take.join()
+    assert results == {"delete": True, "acquire": None}
+    info = deleting.run("r")
+    assert info is not None, "the run the other worker holds was deleted"
+    assert (info.owner, info.steps) == ("new-worker", 0)
+    deleting.close(), taking.close()
