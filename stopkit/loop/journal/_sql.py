@@ -90,9 +90,10 @@ class SqlJournal:
     def _commit_survives_crash(self, execute: Execute) -> None:
         """Make this transaction's commit wait until a crash of the database cannot undo it.
 
-        For a commit a side effect depends on: the start of a non-idempotent call. SQLite's
-        commit is in the file when it returns (a crash of the process keeps it; a power cut
-        is `durable=True`'s), so this does nothing there.
+        For a commit a side effect depends on: the start of a non-idempotent call (and the
+        tables' creation, which every later step needs). SQLite's commit is in the file when
+        it returns (a crash of the process keeps it; a power cut is `durable=True`'s), so
+        this does nothing there.
         """
 
     def _sql(self, statement: str) -> str:
@@ -122,6 +123,7 @@ class SqlJournal:
 
         def prepare(execute: Execute) -> None:
             if not self._check(execute):
+                self._commit_survives_crash(execute)  # every later step depends on it
                 create(execute)
 
         self._do(prepare)

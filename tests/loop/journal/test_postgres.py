@@ -6,6 +6,7 @@ its own; the rest use the shared one.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any
@@ -14,7 +15,8 @@ import pytest
 
 import stopkit
 from stopkit import Termination
-from tests.loop.journal._scenario import Trace, TurnModel, record_tool
+from tests.loop.journal._proxy import Proxy
+from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool
 from tests.loop.journal.conftest import CrashableServer, fresh_schema
 
 LEASE = 1.0
@@ -191,3 +193,64 @@ def test_delete_holds_the_run_while_it_checks_the_lease(postgres_server: str) ->
     assert info is not None, "the run the other worker holds was deleted"
     assert (info.owner, info.steps) == ("new-worker", 0)
     deleting.close(), taking.close()
+
+
+def test_a_journal_reconnects_after_the_server_restarted(
+    crashable_server: CrashableServer,
+) -> None:
+    """The connection a restart cut fails one transaction at most; the next one reconnects."""
+    journal = stopkit.PostgresJournal(fresh_schema(crashable_server.dsn), lease_seconds=LEASE)
+    trace = Trace()
+
+    def go(run_id: str) -> stopkit.Outcome:
+        return stopkit.run_loop(TurnModel(trace, turns=1), "Go.",
+                                tools={"record": record_tool(trace)}, journal=journal,
+                                run_id=run_id)  # fmt: skip
+
+    assert go("before").text == FINAL
+    crashable_server.crash()
+    crashable_server.restart()
+    with contextlib.suppress(stopkit.JournalError):  # the cut connection, found out
+        journal.runs()
+    assert go("after").text == FINAL
+    assert "after" in [info.run_id for info in journal.runs()]
+    journal.close()
+
+
+def test_a_write_to_a_server_that_stopped_answering_fails_and_the_journal_goes_on_after(
+    postgres_server: str,
+) -> None:
+    """The server stops answering mid-run: `JournalError` within the journal's `timeout`.
+
+    The heartbeat's renewal waits no longer either; once the server answers again, the same
+    journal reconnects.
+    """
+    proxy = Proxy(fresh_schema(postgres_server))
+    journal = stopkit.PostgresJournal(proxy.dsn, lease_seconds=LEASE, timeout=1.0,
+                                      connect_timeout=1.0)  # fmt: skip
+
+    def record(turn: int, i: int) -> str:
+        proxy.freeze()  # the server stops answering while the tool runs
+        return "recorded"
+
+    ended: list[BaseException | stopkit.Outcome] = []
+
+    def go() -> None:
+        try:
+            ended.append(stopkit.run_loop(TurnModel(Trace(), turns=1), "Go.",
+                                          tools={"record": record}, journal=journal,
+                                          run_id="frozen"))  # fmt: skip
+        except BaseException as exc:
+            ended.append(exc)
+
+    run = threading.Thread(target=go, daemon=True)
+    run.start()
+    run.join(60)
+    assert ended, "the journal's write waited for the server for a minute"
+    assert isinstance(ended[0], stopkit.JournalError)
+    proxy.thaw()
+    info = journal.run("frozen")
+    assert info is not None
+    assert [step.name for step in journal.steps("frozen")] == ["model_call_1"]
+    journal.close()
+    proxy.close()
