@@ -311,7 +311,7 @@ class ToolRunner:
         prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
-        tool, timeout = _timing(prepared[0], timeout)
+        tool, timeout = _timing(prepared[0], timeout, awaited=False)
         arguments = prepared[1]
 
         def invoke() -> Any:
@@ -335,7 +335,7 @@ class ToolRunner:
         prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
-        tool, timeout = _timing(prepared[0], timeout)
+        tool, timeout = _timing(prepared[0], timeout, awaited=True)
         arguments = prepared[1]
         start = time.perf_counter()
         try:
@@ -351,13 +351,13 @@ class ToolRunner:
         return _result(call, outcome), time.perf_counter() - start
 
 
-def _timing(tool: Tool, timeout: float | None) -> tuple[Tool, float | None]:
+def _timing(tool: Tool, timeout: float | None, *, awaited: bool) -> tuple[Tool, float | None]:
     """Return what to call for `tool` and the timeout the runner keeps for it.
 
     A tool that keeps its timeout itself (a DBOS step: `timed_by_itself`) is given it, and
     the runner keeps none: its timeout is inside what it records.
     """
-    timed = timed_by_itself(tool)
+    timed = timed_by_itself(tool, awaited=awaited)
     if timed is None:
         return tool, timeout
     return functools.partial(timed, timeout), None

@@ -21,8 +21,9 @@ refused (`JournalError`) before its first model call, so no two loops share idem
 Limits: DBOS runs a step at least once, so `stopkit.tool(idempotent=False)` cannot stop the
 run as a journal does: give such a tool an `idempotency_key` parameter (stable across
 recoveries). A stream is read to its end inside its step (the text deltas arrive then). In
-`arun_loop`, give async tools: sync ones run in threads, and DBOS numbers steps in the order
-they start. Needs `pip install 'stopkit[dbos]'`; DBOS is imported only when a call is made.
+`arun_loop` a sync tool's step starts on the event loop (it runs in DBOS's threads), so the
+steps of a turn's calls are numbered in the calls' order, at every recovery too. Needs
+`pip install 'stopkit[dbos]'`; DBOS is imported only when a call is made.
 
 Example:
     >>> from dbos import DBOS  # doctest: +SKIP
@@ -186,15 +187,15 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
                 return value
             raise value
 
-        async def atimed(timeout: float | None, **arguments: Any) -> Any:
+        async def timed_async(timeout: float | None, **arguments: Any) -> Any:
             step = {"name": current_step() or name}
             return await _dbos().run_step_async(step, within_async, timeout, **arguments)
 
         @functools.wraps(tool)
         async def astep(**arguments: Any) -> Any:
-            return await atimed(None, **arguments)
+            return await timed_async(None, **arguments)
 
-        keep_time(astep, atimed)
+        keep_time(astep, timed_async)
         return astep
 
     def within(timeout: float | None, **arguments: Any) -> Any:
@@ -208,11 +209,17 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
     def timed(timeout: float | None, **arguments: Any) -> Any:
         return _dbos().run_step({"name": current_step() or name}, within, timeout, **arguments)
 
+    async def atimed(timeout: float | None, **arguments: Any) -> Any:
+        # Started on the event loop, not in a thread: DBOS numbers a step when it starts, so
+        # the steps of a turn's calls keep the order of the calls at every recovery.
+        step = {"name": current_step() or name}
+        return await _dbos().run_step_async(step, within, timeout, **arguments)
+
     @functools.wraps(tool)
     def step(**arguments: Any) -> Any:
         return timed(None, **arguments)
 
-    keep_time(step, timed)
+    keep_time(step, timed, atimed)
     return step
 
 

@@ -13,7 +13,7 @@ from dbos import DBOS
 
 import stopkit
 from stopkit.loop.journal import dbos as durable
-from tests.loop.journal._scenario import Trace, TurnModel, summary
+from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
 
 CALLS: list[str] = []
 """Each call of the tool of `slow_tool` (the first is slow, the others are not)."""
@@ -107,3 +107,38 @@ async def atwo_loops(second_run_id: str | None) -> list[str]:
     await durable.arun_loop(TurnModel(Trace(), turns=1).acall, "Second.",
                             tools={"record": _keyed(keys)}, run_id=second_run_id)  # fmt: skip
     return keys
+
+
+TRACE = Trace()
+"""The model calls and tool calls of `approvals` and `aapprovals`, each as it was made."""
+PENDING = "toolu_1_1"  # the second call of the first turn
+
+
+def defer_one(call: stopkit.ToolCall) -> bool | stopkit.Defer:
+    """The second call of the first turn needs a person; the rest is allowed."""
+    return stopkit.Defer("needs a look") if call.id == PENDING else True
+
+
+@DBOS.workflow()
+def approvals() -> dict[str, Any]:
+    """Two turns of two calls; one call waits for a person's decision, sent to the workflow."""
+    model = TurnModel(TRACE, turns=2, calls=2)
+    outcome = durable.run_loop(model, "Record.", tools={"record": record_tool(TRACE)},
+                               approve=defer_one)  # fmt: skip
+    while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
+        DBOS.set_event("pending", [call.id for call in outcome.pending_calls])
+        outcome = stopkit.resume_loop(outcome, DBOS.recv("decisions"))
+    return summary(outcome)
+
+
+@DBOS.workflow()
+async def aapprovals() -> dict[str, Any]:
+    """`approvals` in `arun_loop`."""
+    model = TurnModel(TRACE, turns=2, calls=2)
+    outcome = await durable.arun_loop(model.acall, "Record.",
+                                      tools={"record": record_tool(TRACE)},
+                                      approve=defer_one)  # fmt: skip
+    while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
+        await DBOS.set_event_async("pending", [call.id for call in outcome.pending_calls])
+        outcome = await stopkit.aresume_loop(outcome, await DBOS.recv_async("decisions"))
+    return summary(outcome)

@@ -78,3 +78,34 @@ def test_a_second_loop_in_a_workflow_needs_a_run_id_of_its_own(flows: Any, flow:
     keys = start(getattr(flows, flow), f"{flow}-2", "refund-7")
     assert keys == [f"{flow}-2/tool_call_1_0", "refund-7/tool_call_1_0"]
     assert recover(f"{flow}-2") == []
+
+
+@pytest.mark.parametrize("decision", [True, "not this one"], ids=["approved", "denied"])
+@pytest.mark.parametrize("flow", ["approvals", "aapprovals"])
+def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run(
+    flows: Any, flow: str, decision: bool | str
+) -> None:
+    """`approve` defers a call; the workflow gets the decision, resumes, ends as if never paused.
+
+    Every model call and tool call is made once, and a recovery (the decision replayed with
+    the rest) makes none again.
+    """
+    from dbos import DBOS, SetWorkflowID
+
+    from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
+
+    trace = Trace()
+    whole = stopkit.run_loop(TurnModel(trace, turns=2, calls=2), "Record.",
+                             tools={"record": record_tool(trace)},
+                             approve=lambda call: decision if call.id == flows.PENDING else True)
+    flows.TRACE.lines.clear()
+    with SetWorkflowID(f"{flow}-1"):
+        handle = DBOS.start_workflow(getattr(flows, flow))
+    assert DBOS.get_event(f"{flow}-1", "pending", 30) == [flows.PENDING]
+    DBOS.send(f"{flow}-1", {flows.PENDING: decision}, "decisions")
+    assert handle.get_result() == summary(whole)
+    assert sorted(flows.TRACE.lines) == sorted(trace.lines)
+    assert ("tool 1.1" in flows.TRACE.lines) is (decision is True)
+    made = list(flows.TRACE.lines)
+    assert recover(f"{flow}-1") == summary(whole)
+    assert flows.TRACE.lines == made
