@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 import stopkit
 from stopkit import Termination
 from tests.loop.journal._proxy import Proxy
-from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool
+from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool, summary
 from tests.loop.journal.conftest import CrashableServer, fresh_schema
 
 LEASE = 1.0
@@ -254,3 +255,41 @@ def test_a_write_to_a_server_that_stopped_answering_fails_and_the_journal_goes_o
     assert [step.name for step in journal.steps("frozen")] == ["model_call_1"]
     journal.close()
     proxy.close()
+
+
+@pytest.mark.parametrize("at", ["model 2", "tool 2.1"], ids=["in-a-model-call", "in-a-tool"])
+def test_a_run_cut_by_a_server_crash_resumes_to_the_uninterrupted_outcome(
+    crashable_server: CrashableServer, at: str
+) -> None:
+    """The server crashes mid-run; restarted, the rerun ends as a run nothing cut.
+
+    The steps the crash took back (commits that did not wait for the WAL) are made again:
+    every call at most twice.
+    """
+    dsn = fresh_schema(crashable_server.dsn)
+
+    class Crashing(Trace):
+        def add(self, line: str) -> None:
+            super().add(line)
+            if line == at and self.lines.count(line) == 1:  # the first time only
+                crashable_server.crash()
+
+    trace = Crashing()
+
+    def run() -> stopkit.Outcome:
+        with stopkit.PostgresJournal(dsn, lease_seconds=LEASE) as journal:
+            return stopkit.run_loop(TurnModel(trace, turns=3, calls=2), "Go.",
+                                    tools={"record": record_tool(trace)}, journal=journal,
+                                    run_id="cut")  # fmt: skip
+
+    whole_trace = Trace()
+    whole = stopkit.run_loop(TurnModel(whole_trace, turns=3, calls=2), "Go.",
+                             tools={"record": record_tool(whole_trace)})  # fmt: skip
+    with pytest.raises(stopkit.JournalError):
+        run()
+    crashable_server.restart()
+    _after_lease()
+    assert summary(run()) == summary(whole)
+    counts = Counter(trace.lines)
+    assert set(counts) == set(whole_trace.lines)
+    assert max(counts.values()) <= 2
