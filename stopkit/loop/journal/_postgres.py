@@ -97,8 +97,10 @@ class PostgresJournal(SqlJournal):
             raise ImportError(
                 "PostgresJournal needs psycopg 3: pip install 'stopkit[postgres]'"
             ) from None
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+            raise TypeError(f"timeout must be a number, not {timeout!r}")
+        if not timeout > 0:
+            raise ValueError(f"timeout must be positive, not {timeout!r}")
         super().__init__(_where(dsn), lease_seconds)
         self._errors = psycopg.Error
         self._dsn = dsn
@@ -167,8 +169,10 @@ class PostgresJournal(SqlJournal):
     def _transaction(self) -> Iterator[Execute]:
         connection = self._live()
         try:
+            # A second more than the server's own bound: a server that answers cancels the
+            # statement itself, and keeps the connection.
             with (
-                WATCHDOG.watching(self._timeout, lambda: self._cut_off(connection)),
+                WATCHDOG.watching(self._timeout + 1.0, lambda: self._cut_off(connection)),
                 connection.transaction(),
                 connection.cursor() as cursor,
             ):

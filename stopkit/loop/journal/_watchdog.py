@@ -12,6 +12,7 @@ transaction costs it a dict entry, and a wake-up only when it is the soonest due
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +27,13 @@ class Watchdog:
     """Calls the `cut` of each watched piece of work still open at its deadline."""
 
     def __init__(self) -> None:
+        self._reset()
+        # A forked child starts afresh: its parent's thread is not in it, and may have held
+        # the lock when the parent forked. (No fork, no hook: Windows.)
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._wake = threading.Condition()
         self._watched: dict[int, tuple[float, Callable[[], None]]] = {}
         self._until: float | None = None  # when the thread wakes next (None: not asleep)
@@ -38,7 +46,7 @@ class Watchdog:
         key = id(cut)
         with self._wake:
             self._watched[key] = (deadline, cut)
-            if self._thread is None or not self._thread.is_alive():  # not started, or forked
+            if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._watch, daemon=True, name="stopkit-watchdog"
                 )

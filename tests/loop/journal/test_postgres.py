@@ -293,3 +293,16 @@ def test_a_run_cut_by_a_server_crash_resumes_to_the_uninterrupted_outcome(
     counts = Counter(trace.lines)
     assert set(counts) == set(whole_trace.lines)
     assert max(counts.values()) <= 2
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [("10", TypeError), (True, TypeError), (0, ValueError), (-1.5, ValueError)],
+    ids=["text", "bool", "zero", "negative"],
+)
+def test_a_timeout_that_is_no_positive_number_is_refused(
+    postgres_server: str, value: Any, error: type[Exception]
+) -> None:
+    """`timeout=` takes a positive number of seconds; anything else is refused, naming it."""
+    with pytest.raises(error, match="timeout must be"):
+        stopkit.PostgresJournal(postgres_server, timeout=value)
