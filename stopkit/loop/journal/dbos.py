@@ -36,8 +36,7 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from stopkit._errors import JournalError, JournalMismatch, ModelCallError
@@ -244,19 +243,16 @@ def _settings(call_model: Callable[..., Any], settings: dict[str, Any]) -> Calla
     return _model_steps(call_model, alone=alone)
 
 
-@contextmanager
-def _journal_errors() -> Iterator[None]:
-    """Raise a journal error a model step raised as itself, not as the model call's failure.
+def _journal_error(error: ModelCallError) -> JournalError | None:
+    """Return the journal error a DBOS model step raised, which the loop wrapped, if it was one.
 
     DBOS is the journal here: a step that does not replay (`JournalMismatch`) or a loop that
-    may not run is said as a journal says it, not as a `ModelCallError`.
+    may not run is said as a journal says it, not as a failed model call. It is raised once
+    the `ModelCallError` is handled, so that it carries no context pointing back at itself (a
+    cycle of causes cannot be pickled, and DBOS pickles a workflow's error).
     """
-    try:
-        yield
-    except ModelCallError as exc:
-        if isinstance(exc.__cause__, JournalError):
-            raise exc.__cause__ from None
-        raise
+    cause = error.__cause__
+    return cause if isinstance(cause, JournalError) else None
 
 
 def run_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
@@ -270,8 +266,13 @@ def run_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> 
     from stopkit.loop._driver import run_loop as plain
 
     model = _settings(call_model, settings)
-    with _journal_errors():
+    try:
         return plain(model, messages, **settings)
+    except ModelCallError as exc:
+        journal = _journal_error(exc)
+        if journal is None:
+            raise
+    raise journal
 
 
 async def arun_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
@@ -285,5 +286,10 @@ async def arun_loop(call_model: Callable[..., Any], messages: Any, **settings: A
     from stopkit.loop._driver import arun_loop as plain
 
     model = _settings(call_model, settings)
-    with _journal_errors():
+    try:
         return await plain(model, messages, **settings)
+    except ModelCallError as exc:
+        journal = _journal_error(exc)
+        if journal is None:
+            raise
+    raise journal
