@@ -56,7 +56,15 @@ __all__ = [
 
 
 class StopkitError(Exception):
-    """The base of every error stopkit raises."""
+    """The base of every error stopkit raises.
+
+    Every one survives `pickle` (DBOS, multiprocessing and task queues keep errors pickled):
+    an error is rebuilt from its message and attributes, not by calling its `__init__` again
+    with the message alone (which takes other arguments).
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self), self.args), vars(self)
 
 
 class UnsupportedReply(StopkitError, TypeError):
@@ -213,6 +221,13 @@ _BY_REASON: dict[StopReason, type[StopReasonError]] = {
 def error_for(stop: Stop) -> StopReasonError:
     """Return the typed error for a `Stop` (`StopReasonError` for reasons without their own)."""
     return _BY_REASON.get(stop.reason, StopReasonError)(stop)
+
+
+def _rebuild(kind: type[StopkitError], args: tuple[Any, ...]) -> StopkitError:
+    """Make a `kind` error with `args` without its `__init__` (pickle then sets its attributes)."""
+    error = kind.__new__(kind, *args)
+    error.args = args
+    return error
 
 
 def _describe(reply: Any, limit: int = 200) -> str:

@@ -3,7 +3,9 @@
 `.ci/run` starts one (`python tests/_postgres.py start DIR` prints its DSN) and exports the DSN
 as `STOPKIT_TEST_POSTGRES_DSN`; without it, the tests start their own where the server's
 programs are installed. As root, `initdb` refuses to run: the cluster then belongs to the
-`postgres` user (or `nobody`), through `runuser`.
+`postgres` user (or `nobody`), through `runuser`. `crash` stops a server as a power cut would
+(`pg_ctl stop -m immediate`: no shutdown checkpoint, what is not in the WAL files is lost) and
+`restart` starts it again, with the options it was started with (the server then recovers).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["find_program", "start", "stop"]
+__all__ = ["crash", "find_program", "restart", "running", "start", "stop"]
 
 
 def find_program(name: str) -> str | None:
@@ -51,14 +53,17 @@ def _as_owner(directory: Path) -> list[str]:
     raise RuntimeError("running as root, and there is no postgres or nobody user to run as")
 
 
-def start(directory: str | os.PathLike[str], *, fast: bool = True) -> str:
+def start(
+    directory: str | os.PathLike[str], *, fast: bool = True, settings: dict[str, str] | None = None
+) -> str:
     """Initialise and start a cluster in `directory` (created); return its DSN.
 
-    `fast` turns off fsync: for tests that kill clients, not the server. Raises RuntimeError
-    saying why when the cluster cannot be started.
+    `fast` turns off fsync: for tests that kill clients, not the server. `settings` are more
+    server settings (`{"wal_writer_delay": "10s"}`). Raises RuntimeError saying why when the
+    cluster cannot be started.
     """
-    initdb, pg_ctl = find_program("initdb"), find_program("pg_ctl")
-    if initdb is None or pg_ctl is None:
+    initdb = find_program("initdb")
+    if initdb is None or find_program("pg_ctl") is None:
         raise RuntimeError("PostgreSQL's initdb and pg_ctl are not installed")
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
@@ -69,21 +74,51 @@ def start(directory: str | os.PathLike[str], *, fast: bool = True) -> str:
     options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1"
     if fast:
         options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-    steps = [
-        [*prefix, initdb, "-D", str(data), "-U", "stopkit", "--auth=trust", "-E", "UTF8"],
-        [*prefix, pg_ctl, "-D", str(data), "-o", options, "-l", str(root / "server.log"), "-w",
-         "-t", "60", "start"],
-    ]  # fmt: skip
+    options += "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
+    (root / "options").write_text(options)
     if prefix:  # initdb creates `data` itself; the owner needs the folder to write it in
         _as_owner(root)
-    for command in steps:
-        done = subprocess.run(command, capture_output=True, text=True, cwd=root)
-        if done.returncode != 0:
-            log = root / "server.log"
-            tail = log.read_text()[-2000:] if log.exists() else ""
-            raise RuntimeError(f"{command[len(prefix)]} failed: {done.stderr.strip()} {tail}")
+    _run(root, [*prefix, initdb, "-D", str(data), "-U", "stopkit", "--auth=trust", "-E", "UTF8"])
+    restart(root)
     (root / "dsn").write_text(f"postgresql://stopkit@127.0.0.1:{port}/postgres")
     return (root / "dsn").read_text()
+
+
+def _run(root: Path, command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root)
+    if done.returncode != 0:
+        log = root / "server.log"
+        tail = log.read_text()[-2000:] if log.exists() else ""
+        program = next(part for part in command if part.startswith("/"))
+        raise RuntimeError(f"{program} failed: {done.stderr.strip()} {tail}")
+
+
+def restart(directory: str | os.PathLike[str]) -> None:
+    """Start the cluster of `directory` again (after `crash`, it recovers from its WAL first)."""
+    root = Path(directory)
+    pg_ctl = find_program("pg_ctl")
+    assert pg_ctl is not None, "start() found it"
+    _run(root, [*_as_owner(root), pg_ctl, "-D", str(root / "data"), "-o",
+                (root / "options").read_text(), "-l", str(root / "server.log"), "-w", "-t", "60",
+                "start"])  # fmt: skip
+
+
+def crash(directory: str | os.PathLike[str]) -> None:
+    """Stop the cluster of `directory` at once, as a crash would: no checkpoint, no WAL flush."""
+    root = Path(directory)
+    pg_ctl = find_program("pg_ctl")
+    assert pg_ctl is not None, "start() found it"
+    _run(root, [*_as_owner(root), pg_ctl, "-D", str(root / "data"), "-m", "immediate", "-w",
+                "stop"])  # fmt: skip
+
+
+def running(directory: str | os.PathLike[str]) -> bool:
+    """Say whether the cluster of `directory` is running."""
+    root = Path(directory)
+    pg_ctl = find_program("pg_ctl")
+    assert pg_ctl is not None, "start() found it"
+    status = [*_as_owner(root), pg_ctl, "-D", str(root / "data"), "status"]
+    return subprocess.run(status, capture_output=True, check=False).returncode == 0
 
 
 def stop(directory: str | os.PathLike[str]) -> None:

@@ -10,6 +10,7 @@ message is whatever the tool raised: a tool must not put credentials in its exce
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import time
@@ -22,13 +23,14 @@ from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
 from stopkit.loop._arguments import argument_problem, fresh_copy
 from stopkit.loop._threads import Outcome, TimedOut, acall_in_thread, call_in_thread, capture
-from stopkit.loop._tool import KEY_PARAMETER, options_of, wants_key
+from stopkit.loop._tool import KEY_PARAMETER, options_of, timed_by_itself, wants_key
 
 __all__ = [
     "CANCELLED",
     "CANCEL_GRACE",
     "INTERRUPTS",
     "ToolRunner",
+    "await_tool",
     "clip_error",
     "describe",
     "error_result",
@@ -190,7 +192,7 @@ def _retrieve(task: Any) -> None:
         task.exception()  # a tool left running after its timeout: no "never retrieved" log
 
 
-async def _await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Outcome:
+async def await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Outcome:
     """Await an async tool (within `timeout`); return what it returned or raised, as a value.
 
     A `CancelledError` the tool raises itself is its outcome; one cancelling this task (the run
@@ -218,7 +220,7 @@ async def _await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None)
     if not task.done():
         task.cancel()
         task.add_done_callback(_retrieve)
-        raise TimedOut
+        raise TimedOut(timeout)
     try:
         return True, task.result()
     except BaseException as exc:  # its own CancelledError too: we never cancelled this task
@@ -309,7 +311,8 @@ class ToolRunner:
         prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
-        tool, arguments = prepared
+        tool, timeout = _timing(prepared[0], timeout, awaited=False)
+        arguments = prepared[1]
 
         def invoke() -> Any:
             return _settled(tool(**arguments))
@@ -332,19 +335,32 @@ class ToolRunner:
         prepared = self._prepare(call, key)
         if isinstance(prepared, ToolResult):
             return prepared, 0.0
-        tool, arguments = prepared
+        tool, timeout = _timing(prepared[0], timeout, awaited=True)
+        arguments = prepared[1]
         start = time.perf_counter()
         try:
             if self.is_async(call.name, tool):
-                outcome = await _await_tool(lambda: tool(**arguments), timeout)
+                outcome = await await_tool(lambda: tool(**arguments), timeout)
             else:
                 outcome = await acall_in_thread(lambda: tool(**arguments), timeout)
                 ok, value = outcome
                 if ok and inspect.isawaitable(value):  # a sync callable returning a coroutine
-                    outcome = await _await_tool(lambda: value, timeout)
+                    outcome = await await_tool(lambda: value, timeout)
         except TimedOut:
             return _timed_out(call, timeout), time.perf_counter() - start
         return _result(call, outcome), time.perf_counter() - start
+
+
+def _timing(tool: Tool, timeout: float | None, *, awaited: bool) -> tuple[Tool, float | None]:
+    """Return what to call for `tool` and the timeout the runner keeps for it.
+
+    A tool that keeps its timeout itself (a DBOS step: `timed_by_itself`) is given it, and
+    the runner keeps none: its timeout is inside what it records.
+    """
+    timed = timed_by_itself(tool, awaited=awaited)
+    if timed is None:
+        return tool, timeout
+    return functools.partial(timed, timeout), None
 
 
 def _result(call: ToolCall, outcome: Outcome) -> ToolResult:
@@ -352,6 +368,8 @@ def _result(call: ToolCall, outcome: Outcome) -> ToolResult:
     ok, value = outcome
     if ok:
         return _ok_result(call, value)
+    if isinstance(value, TimedOut):  # a tool that keeps its own timeout says it passed
+        return _timed_out(call, value.seconds)
     if isinstance(value, INTERRUPTS):
         raise value
     return error_result(call, describe(value))

@@ -26,7 +26,15 @@ Outcome = tuple[bool, Any]
 
 
 class TimedOut(Exception):
-    """The callable did not finish within its timeout (it goes on running in its thread)."""
+    """The callable did not finish within its timeout (it goes on running in its thread).
+
+    `seconds` is the timeout it had: kept with the error, so that a record of it (a DBOS
+    step's checkpoint) says what the run said.
+    """
+
+    def __init__(self, seconds: float | None = None) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
 
 
 def capture(fn: Callable[[], Any]) -> Outcome:
@@ -59,7 +67,7 @@ def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
     threading.Thread(target=target, daemon=True, name="stopkit-call").start()
     started.wait()
     if not done.wait(timeout) and not box:
-        raise TimedOut
+        raise TimedOut(timeout)
     return box[0]
 
 
@@ -99,5 +107,5 @@ async def acall_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outco
     if timeout is not None and not done.done():
         await asyncio.wait((done,), timeout=timeout)
         if not done.done():
-            raise TimedOut
+            raise TimedOut(timeout)
     return await done

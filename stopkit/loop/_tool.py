@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar, overload
 
-__all__ = ["KEY_PARAMETER", "ToolOptions", "options_of", "tool", "wants_key"]
+__all__ = [
+    "KEY_PARAMETER",
+    "ToolOptions",
+    "keep_time",
+    "options_of",
+    "timed_by_itself",
+    "tool",
+    "wants_key",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,6 +32,7 @@ KEY_PARAMETER = "idempotency_key"
 """The parameter through which a tool asks for its call's idempotency key."""
 
 _ATTRIBUTE = "__stopkit_tool__"
+_TIMED = "__stopkit_timed__"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,3 +104,30 @@ def wants_key(fn: Any) -> bool:
         return KEY_PARAMETER in inspect.signature(fn).parameters
     except (TypeError, ValueError):  # no signature to read (some builtins)
         return False
+
+
+def keep_time(
+    fn: Any, timed: Callable[..., Any], atimed: Callable[..., Awaitable[Any]] | None = None
+) -> None:
+    """Mark `fn` as keeping its timeout itself: the loop calls `timed(timeout, **arguments)`.
+
+    For a tool whose every run is recorded by something else (a DBOS step): its timeout is
+    then inside the record, and what the run saw (a timeout) is what a recovery replays, not
+    a result the tool gave after it. `timed` raises `TimedOut(timeout)` past the timeout.
+    `atimed`: the same, awaited on the event loop by `arun_loop` (else `timed` runs there as
+    any tool of its kind does).
+    """
+    setattr(fn, _TIMED, (fn, timed, atimed or timed))
+
+
+def timed_by_itself(fn: Any, *, awaited: bool) -> Callable[..., Any] | None:
+    """Return how `fn` runs within a timeout itself (`keep_time`), or None.
+
+    `awaited`: the one `arun_loop` awaits. Only `fn`'s own mark counts: a wrapper that copied
+    it (`functools.wraps` copies the attributes) runs as any tool does, its own code included.
+    """
+    mark = getattr(fn, _TIMED, None)
+    if isinstance(mark, tuple) and len(mark) == 3 and mark[0] is fn:
+        timed: Callable[..., Any] = mark[2] if awaited else mark[1]
+        return timed
+    return None

@@ -1,10 +1,6 @@
-"""What `SqliteJournal` and `PostgresJournal` share: the schema, its version, every statement.
+"""What `SqliteJournal` and `PostgresJournal` share: every statement, the leases.
 
-Three tables, named so that they can sit in a database shared with other data:
-`stopkit_meta` (the format and the schema version), `stopkit_runs` (one row per run: status,
-lease) and `stopkit_steps` (one row per step: request and result as JSON text). The schema is
-versioned: a journal written by a newer stopkit, another program's database, or a file that is
-no database at all is refused with a `JournalUnreadable`, and nothing in it is changed.
+The tables and how a database is found to be ours are in `_schema.py`.
 
 Leases: a run is taken by one worker at a time (`acquire`, one atomic upsert), renewed with
 every step and by the loop's heartbeat, and given up when the run ends. A worker that died
@@ -19,28 +15,11 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
-from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
+from stopkit._errors import RunLocked
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
+from stopkit.loop.journal._schema import TABLES, Execute, check, create, read_text, stored_text
 
-__all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal"]
-
-FORMAT = "stopkit-journal"
-SCHEMA_VERSION = 1
-
-Execute = Callable[[str, tuple[Any, ...]], Any]
-"""Runs one statement in the open transaction; returns the cursor."""
-
-_TABLES = ("stopkit_meta", "stopkit_runs", "stopkit_steps")
-
-_SCHEMA = (
-    "CREATE TABLE stopkit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, status TEXT NOT NULL, "
-    "termination TEXT, detail TEXT NOT NULL, owner TEXT, lease_until DOUBLE PRECISION, "
-    "created_at DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)",
-    "CREATE TABLE stopkit_steps (run_id TEXT NOT NULL, seq INTEGER NOT NULL, "
-    "name TEXT NOT NULL, request TEXT NOT NULL, result TEXT, "
-    "recorded_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, name))",
-)
+__all__ = ["Execute", "SqlJournal"]
 
 _RUN_COLUMNS = (
     "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
@@ -53,13 +32,16 @@ class SqlJournal:
 
     A subclass sets `NOW` (the SQL for the database's clock, in Unix seconds) and
     `PLACEHOLDER`, and implements `_transaction` (a context manager giving an `Execute`,
-    committing at its end) and `_tables` (the names of the tables that exist).
+    committing at its end) and `_columns` (the tables that exist, with their columns).
     """
 
     NOW = ""
     PLACEHOLDER = "?"
     #: Whether a database holding tables of its own is still ours to add tables to.
     SHARED = False
+    #: What locks the row a statement reads until the transaction ends ("": the transaction
+    #: holds the whole database already, as SQLite's `BEGIN IMMEDIATE` does).
+    LOCK_ROW = ""
 
     def __init__(self, where: str, lease_seconds: float) -> None:
         if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, int | float):
@@ -92,8 +74,27 @@ class SqlJournal:
     def _transaction(self) -> AbstractContextManager[Execute]:
         raise NotImplementedError
 
-    def _tables(self, execute: Execute) -> set[str]:
+    def _columns(self, execute: Execute) -> list[tuple[str, str | None]]:
+        """Return (table, column) for each column of each table there (None: it has none)."""
         raise NotImplementedError
+
+    def _tables(self, execute: Execute) -> dict[str, set[str]]:
+        """Return the tables there, each with its columns."""
+        tables: dict[str, set[str]] = {}
+        for table, column in self._columns(execute):
+            columns = tables.setdefault(table, set())
+            if column is not None:
+                columns.add(column)
+        return tables
+
+    def _commit_survives_crash(self, execute: Execute) -> None:
+        """Make this transaction's commit wait until a crash of the database cannot undo it.
+
+        For a commit a side effect depends on: the start of a non-idempotent call (and the
+        tables' creation, which every later step needs). SQLite's commit is in the file when
+        it returns (a crash of the process keeps it; a power cut is `durable=True`'s), so
+        this does nothing there.
+        """
 
     def _sql(self, statement: str) -> str:
         statement = statement.replace("{now}", self.NOW)
@@ -114,40 +115,16 @@ class SqlJournal:
         """Say whether our schema is there (False: the database is empty); refuse the rest."""
         tables = self._tables(execute)
         if self.SHARED:  # other programs' tables beside ours are expected
-            tables &= set(_TABLES)
-        if "stopkit_meta" not in tables:
-            if tables:
-                raise JournalUnreadable(
-                    self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
-                )
-            return False
-        rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
-        if rows.get("format") != FORMAT:
-            raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
-        try:
-            version = int(rows.get("schema_version", ""))
-        except ValueError:
-            why = "its schema version is unreadable"
-            raise JournalUnreadable(self.where, why) from None
-        if version > SCHEMA_VERSION:
-            raise JournalTooNew(self.where, version, SCHEMA_VERSION)
-        missing = set(_TABLES) - tables
-        if missing:
-            raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
-        return True
+            tables = {name: tables[name] for name in TABLES if name in tables}
+        return check(execute, tables, self.where)
 
     def _prepare(self) -> None:
         """Check the schema, creating it in an empty database; refuse anything else."""
 
         def prepare(execute: Execute) -> None:
-            if self._check(execute):
-                return
-            for statement in _SCHEMA:
-                execute(statement, ())
-            execute(
-                "INSERT INTO stopkit_meta (key, value) VALUES (?, ?), (?, ?)",
-                ("format", FORMAT, "schema_version", str(SCHEMA_VERSION)),
-            )
+            if not self._check(execute):
+                self._commit_survives_crash(execute)  # every later step depends on it
+                create(execute)
 
         self._do(prepare)
 
@@ -199,7 +176,7 @@ class SqlJournal:
             lambda execute: execute(
                 "UPDATE stopkit_runs SET status = ?, termination = ?, detail = ?, owner = NULL, "
                 "lease_until = NULL, updated_at = {now} WHERE run_id = ? AND owner = ?",
-                (RunStatus(status).value, termination, detail, run_id, owner),
+                (RunStatus(status).value, termination, stored_text(detail), run_id, owner),
             )
         )
 
@@ -220,6 +197,8 @@ class SqlJournal:
         """Write (or complete) a step and renew the lease; `RunLocked` when it was lost."""
 
         def record(execute: Execute) -> None:
+            if step.result is None:  # a call that must not run twice is about to start
+                self._commit_survives_crash(execute)
             renewed = execute(
                 "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now} "
                 "WHERE run_id = ? AND owner = ?",
@@ -259,10 +238,14 @@ class SqlJournal:
         return None if row is None else _run_info(row)
 
     def _unleased(self, execute: Execute, run_id: str) -> bool:
-        """Raise `RunLocked` when a live worker holds the run; say whether the run exists."""
+        """Raise `RunLocked` when a live worker holds the run; say whether the run exists.
+
+        The run's row stays locked until the transaction ends: a worker taking the run
+        meanwhile waits, and finds what this transaction left.
+        """
         row = execute(
             "SELECT owner IS NOT NULL AND lease_until >= {now} FROM stopkit_runs "
-            "WHERE run_id = ?",
+            f"WHERE run_id = ?{self.LOCK_ROW}",
             (run_id,),
         ).fetchone()
         if row is not None and row[0]:
@@ -328,7 +311,7 @@ def _run_info(row: tuple[Any, ...]) -> RunInfo:
         run_id=run_id,
         status=RunStatus(status),
         termination=termination,
-        detail=detail,
+        detail=read_text(detail),
         owner=owner,
         lease_until=None if until is None else float(until),
         created_at=float(created),

@@ -88,6 +88,10 @@ class SqliteJournal(SqlJournal):
             raise
         connection.execute("COMMIT")
 
-    def _tables(self, execute: Execute) -> set[str]:
-        rows = execute("SELECT name FROM sqlite_master WHERE type = 'table'", ()).fetchall()
-        return {row[0] for row in rows}
+    def _columns(self, execute: Execute) -> list[tuple[str, str | None]]:
+        rows: list[tuple[str, str | None]] = execute(
+            "SELECT m.name, c.name FROM sqlite_master m LEFT JOIN pragma_table_info(m.name) c "
+            "WHERE m.type = 'table'",
+            (),
+        ).fetchall()
+        return rows

@@ -12,11 +12,18 @@ beside its request's digest, checked on recovery (`JournalMismatch` naming the s
 prompt or the code changed); a tool step returns what the tool returned (DBOS pickles it) or
 raises what it raised.
 
+A tool call's timeout (`tool_timeout=`, the `deadline`) runs inside its step: a call past it
+ends its step with the timeout, which is what a recovery replays (the tool is not run again,
+and a result it gives later is not kept). The workflow id is the run id of one loop: a second
+loop in the same workflow needs a `run_id=` of its own (stable across recoveries), else it is
+refused (`JournalError`) before its first model call, so no two loops share idempotency keys.
+
 Limits: DBOS runs a step at least once, so `stopkit.tool(idempotent=False)` cannot stop the
 run as a journal does: give such a tool an `idempotency_key` parameter (stable across
 recoveries). A stream is read to its end inside its step (the text deltas arrive then). In
-`arun_loop`, give async tools: sync ones run in threads, and DBOS numbers steps in the order
-they start. Needs `pip install 'stopkit[dbos]'`; DBOS is imported only when a call is made.
+`arun_loop` a sync tool's step starts on the event loop (it runs in DBOS's threads), so the
+steps of a turn's calls are numbered in the calls' order, at every recovery too. Needs
+`pip install 'stopkit[dbos]'`; DBOS is imported only when a call is made.
 
 Example:
     >>> from dbos import DBOS  # doctest: +SKIP
@@ -32,9 +39,11 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from stopkit._errors import JournalError, JournalMismatch
-from stopkit.loop._runner import is_async_callable
+from stopkit._errors import JournalError, JournalMismatch, ModelCallError
+from stopkit.loop._runner import await_tool, is_async_callable
 from stopkit.loop._streams import is_async_stream, is_sync_stream
+from stopkit.loop._threads import call_in_thread
+from stopkit.loop._tool import keep_time
 from stopkit.loop.journal._codec import digest, jsonable, model_request, reply_json
 from stopkit.loop.journal._names import current_step
 
@@ -86,14 +95,50 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
     Example:
         >>> stopkit.run_loop(model_steps(call_model), prompt)  # doctest: +SKIP
     """
+    return _model_steps(call_model, alone=False)
+
+
+def _second_loop(steps: list[Any], mine: int, workflow_id: str) -> JournalError | None:
+    """Say why this loop, whose first model step is `mine`, may not take the workflow's id."""
+    if any(s["function_id"] < mine and s["function_name"].startswith("model_call") for s in steps):
+        return JournalError(
+            f"workflow {workflow_id!r} runs a second stopkit loop: the workflow id is the run "
+            "id of its first, and its tools' idempotency keys; give each further loop a "
+            "run_id= of its own, the same at every recovery (f'{DBOS.workflow_id}/refund')"
+        )
+    return None
+
+
+def _model_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[..., Any]:
+    """`model_steps`; `alone`: the loop takes the workflow's id, which no other loop may have.
+
+    Whether another loop ran before is asked in the loop's first model step, where DBOS tells
+    the step's place in the workflow, and the refusal is then that step's checkpoint: a
+    recovery refuses the same loop, and a workflow recorded before this check replays as it
+    was recorded (no DBOS operation was added).
+    """
+    first = [alone]
+
+    def checks() -> bool:
+        check, first[0] = first[0], False
+        return check
+
     if is_async_callable(call_model):
 
         async def acall(messages: Sequence[Any], **overrides: Any) -> Any:
             dbos = _dbos()
             name = current_step() or "model_call"
             request = model_request(digest(messages), overrides)
+            check = checks()
 
             async def step() -> dict[str, Any]:
+                if check:
+                    steps = await dbos.list_workflow_steps_async(
+                        dbos.workflow_id, load_output=False
+                    )
+                    refused = _second_loop(steps, dbos.step_id, dbos.workflow_id)
+                    if refused is not None:
+                        raise refused
                 reply = await call_model(messages, **overrides)
                 if is_async_stream(reply):
                     if not hasattr(reply, "__aiter__"):
@@ -112,8 +157,14 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
         dbos = _dbos()
         name = current_step() or "model_call"
         request = model_request(digest(messages), overrides)
+        check = checks()
 
         def step() -> dict[str, Any]:
+            if check:
+                steps = dbos.list_workflow_steps(dbos.workflow_id, load_output=False)
+                refused = _second_loop(steps, dbos.step_id, dbos.workflow_id)
+                if refused is not None:
+                    raise refused
             return {"request": request, **_kept(call_model(messages, **overrides))}
 
         return _checked(dbos.run_step({"name": name}, step), name, request)
@@ -122,19 +173,52 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap `tool` so that each call is a DBOS step, its timeout (the loop's) inside the step.
+
+    A call that outlasts its timeout ends its step with `TimedOut`: that is what DBOS keeps,
+    and what a recovery replays (what the run saw), not what the tool returns after it.
+    """
     if is_async_callable(tool):
+
+        async def within_async(timeout: float | None, **arguments: Any) -> Any:
+            ok, value = await await_tool(lambda: tool(**arguments), timeout)
+            if ok:
+                return value
+            raise value
+
+        async def timed_async(timeout: float | None, **arguments: Any) -> Any:
+            step = {"name": current_step() or name}
+            return await _dbos().run_step_async(step, within_async, timeout, **arguments)
 
         @functools.wraps(tool)
         async def astep(**arguments: Any) -> Any:
-            step = {"name": current_step() or name}
-            return await _dbos().run_step_async(step, tool, **arguments)
+            return await timed_async(None, **arguments)
 
+        keep_time(astep, timed_async)
         return astep
+
+    def within(timeout: float | None, **arguments: Any) -> Any:
+        if timeout is None:
+            return tool(**arguments)
+        ok, value = call_in_thread(lambda: tool(**arguments), timeout)
+        if ok:
+            return value
+        raise value
+
+    def timed(timeout: float | None, **arguments: Any) -> Any:
+        return _dbos().run_step({"name": current_step() or name}, within, timeout, **arguments)
+
+    async def atimed(timeout: float | None, **arguments: Any) -> Any:
+        # Started on the event loop, not in a thread: DBOS numbers a step when it starts, so
+        # the steps of a turn's calls keep the order of the calls at every recovery.
+        step = {"name": current_step() or name}
+        return await _dbos().run_step_async(step, within, timeout, **arguments)
 
     @functools.wraps(tool)
     def step(**arguments: Any) -> Any:
-        return _dbos().run_step({"name": current_step() or name}, tool, **arguments)
+        return timed(None, **arguments)
 
+    keep_time(step, timed, atimed)
     return step
 
 
@@ -153,9 +237,22 @@ def _settings(call_model: Callable[..., Any], settings: dict[str, Any]) -> Calla
     if settings.get("journal") is not None:
         raise ValueError("with DBOS, DBOS is the journal: pass no journal=")
     # The workflow's id is the run's: idempotency keys stay the same across recoveries.
+    alone = not settings.get("run_id")
     settings["run_id"] = settings.get("run_id") or _dbos().workflow_id
     settings["tools"] = tool_steps(settings.get("tools") or {})
-    return model_steps(call_model)
+    return _model_steps(call_model, alone=alone)
+
+
+def _journal_error(error: ModelCallError) -> JournalError | None:
+    """Return the journal error a DBOS model step raised, which the loop wrapped, if it was one.
+
+    DBOS is the journal here: a step that does not replay (`JournalMismatch`) or a loop that
+    may not run is said as a journal says it, not as a failed model call. It is raised once
+    the `ModelCallError` is handled, so that it carries no context pointing back at itself (a
+    cycle of causes cannot be pickled, and DBOS pickles a workflow's error).
+    """
+    cause = error.__cause__
+    return cause if isinstance(cause, JournalError) else None
 
 
 def run_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
@@ -169,7 +266,13 @@ def run_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> 
     from stopkit.loop._driver import run_loop as plain
 
     model = _settings(call_model, settings)
-    return plain(model, messages, **settings)
+    try:
+        return plain(model, messages, **settings)
+    except ModelCallError as exc:
+        journal = _journal_error(exc)
+        if journal is None:
+            raise
+    raise journal
 
 
 async def arun_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
@@ -183,4 +286,10 @@ async def arun_loop(call_model: Callable[..., Any], messages: Any, **settings: A
     from stopkit.loop._driver import arun_loop as plain
 
     model = _settings(call_model, settings)
-    return await plain(model, messages, **settings)
+    try:
+        return await plain(model, messages, **settings)
+    except ModelCallError as exc:
+        journal = _journal_error(exc)
+        if journal is None:
+            raise
+    raise journal

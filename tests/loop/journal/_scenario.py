@@ -4,7 +4,10 @@
 that resumes a run gets the right reply without knowing what an earlier process was sent;
 `turns` tool requests (each with `calls` calls of `record`), then a final answer. Every model
 call and every tool call appends a line to a side-effect log, and may kill its own process
-with SIGKILL at a chosen point. `python -m tests.loop.journal._scenario` runs it as a worker.
+with SIGKILL at a chosen point: inside a call (`model:3`, `tool:3.0`), between turns
+(`between:3`), or right after a step's commit (`after:tool_call_3_0`, and `started:<step>`
+for the start of a non-idempotent call). `python -m tests.loop.journal._scenario` runs it as a
+worker; `--chain` runs one worker per kill point in turn, then one that finishes.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ class Trace:
     def __init__(self, log: Path | None = None, kill: str | None = None) -> None:
         self.log = log
         self.lines: list[str] = []
-        self.kill = kill  # "model:3", "tool:3.0", "between:3"
+        self.kill = kill  # "model:3", "tool:3.0", "between:3", "after:model_call_3"
 
     def add(self, line: str) -> None:
         self.lines.append(line)
@@ -115,6 +118,22 @@ def dying_on_event(trace: Trace) -> Any:
     return on_event
 
 
+class DyingJournal:
+    """A journal that kills its process right after a chosen step's commit."""
+
+    def __init__(self, journal: Any, trace: Trace) -> None:
+        self.journal = journal
+        self.trace = trace
+        self.lease_seconds = journal.lease_seconds
+
+    def record(self, run_id: str, owner: str, step: Any) -> None:
+        self.journal.record(run_id, owner, step)
+        self.trace.maybe_die(f"{'started' if step.result is None else 'after'}:{step.name}")
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the journal's own
+        return getattr(self.journal, name)
+
+
 def summary(outcome: stopkit.Outcome) -> dict[str, Any]:
     """What two runs that reached the same `Outcome` agree on, as JSON."""
     return {
@@ -138,24 +157,11 @@ def open_journal(spec: str, lease: float) -> Any:
     return stopkit.PostgresJournal(where, lease_seconds=lease)
 
 
-def main(argv: list[str]) -> int:
-    """Run the conversation as a worker; print its summary as JSON (exit 3: `RunLocked`)."""
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--journal", required=True)
-    parser.add_argument("--run-id", required=True)
-    parser.add_argument("--log", type=Path, required=True)
-    parser.add_argument("--kill")
-    parser.add_argument("--turns", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=1)
-    parser.add_argument("--lease", type=float, default=30.0)
-    parser.add_argument("--slow", type=float, default=0.0)
-    parser.add_argument("--start-at", type=float, default=0.0)
-    parser.add_argument("--non-idempotent", action="store_true")
-    parser.add_argument("--async", dest="use_async", action="store_true")
-    args = parser.parse_args(argv)
-    trace = Trace(args.log, args.kill)
+def _work(args: argparse.Namespace, kill: str | None) -> tuple[int, dict[str, Any]]:
+    """Run the conversation once as a worker dying at `kill`; return its status and summary."""
+    trace = Trace(args.log, kill)
     model = TurnModel(trace, args.turns, args.calls)
-    journal = open_journal(args.journal, args.lease)
+    journal = DyingJournal(open_journal(args.journal, args.lease), trace)
     settings: dict[str, Any] = {
         "tools": {"record": record_tool(trace, args.slow, not args.non_idempotent)},
         "journal": journal,
@@ -172,10 +178,45 @@ def main(argv: list[str]) -> int:
         else:
             outcome = stopkit.run_loop(model, "Record the steps.", **settings)
     except stopkit.RunLocked as exc:
-        print(json.dumps({"locked": str(exc)}))
-        return 3
-    print(json.dumps(summary(outcome)))
-    return 0
+        return 3, {"locked": str(exc)}
+    return 0, summary(outcome)
+
+
+def _chain(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """Run a forked worker per kill point, each once the last one's lease ran out; then one more.
+
+    The last one's summary says how each worker ended (`ends`: their exit statuses).
+    """
+    ends = []
+    for point in args.chain.split(","):
+        pid = os.fork()
+        if pid == 0:  # the worker: it opens the journal itself, and dies at `point`
+            os._exit(_work(args, point)[0])
+        ends.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+        time.sleep(args.lease + 0.2)  # the dead worker's lease runs out
+    status, result = _work(args, None)
+    return status, {**result, "ends": ends}
+
+
+def main(argv: list[str]) -> int:
+    """Run the conversation as a worker; print its summary as JSON (exit 3: `RunLocked`)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--journal", required=True)
+    parser.add_argument("--run-id", required=True)
+    parser.add_argument("--log", type=Path, required=True)
+    parser.add_argument("--kill")
+    parser.add_argument("--chain", help="kill points, one worker each, comma-separated")
+    parser.add_argument("--turns", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=1)
+    parser.add_argument("--lease", type=float, default=30.0)
+    parser.add_argument("--slow", type=float, default=0.0)
+    parser.add_argument("--start-at", type=float, default=0.0)
+    parser.add_argument("--non-idempotent", action="store_true")
+    parser.add_argument("--async", dest="use_async", action="store_true")
+    args = parser.parse_args(argv)
+    status, result = _chain(args) if args.chain else _work(args, args.kill)
+    print(json.dumps(result))
+    return status
 
 
 if __name__ == "__main__":

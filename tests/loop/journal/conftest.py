@@ -3,6 +3,7 @@
 The server: the one `.ci/run` started (`STOPKIT_TEST_POSTGRES_DSN`), else a throwaway cluster
 started here when PostgreSQL's programs are installed. Without either, the PostgreSQL tests
 skip, saying why; in CI (`STOPKIT_CI=1`) they fail instead. Each test gets a schema of its own.
+The tests that crash a server get one of their own (`crashable_server`).
 """
 
 from __future__ import annotations
@@ -51,15 +52,70 @@ def postgres_server() -> Iterator[str]:
     shutil.rmtree(where, ignore_errors=True)
 
 
-def fresh_schema(server: str) -> str:
-    """Create a schema of its own for one test; return a DSN whose tables go there."""
+class CrashableServer:
+    """A PostgreSQL server the tests started, which a test may crash and restart."""
+
+    def __init__(self, where: str, dsn: str) -> None:
+        self.where = where
+        self.dsn = dsn
+
+    def crash(self) -> None:
+        """Stop the server at once, as a crash would (what is not in its WAL files is lost)."""
+        _postgres.crash(self.where)
+
+    def restart(self) -> None:
+        """Start it again: it recovers from its WAL files."""
+        _postgres.restart(self.where)
+
+
+@pytest.fixture
+def crashable_server(crashable_cluster: CrashableServer) -> Iterator[CrashableServer]:
+    """A server of the tests' own, to crash: never the shared one; running again after the test."""
+    yield crashable_cluster
+    if not _postgres.running(crashable_cluster.where):
+        crashable_cluster.restart()
+
+
+@pytest.fixture(scope="session")
+def crashable_cluster() -> Iterator[CrashableServer]:
+    """The cluster behind `crashable_server`, started once.
+
+    Its WAL writer waits 10 s between writes (the default is 200 ms), so a commit that does not
+    wait for the WAL (`synchronous_commit = off`) is lost to a crash within that time every
+    time: what a crash at an unlucky moment does in production.
+    """
+    try:
+        import psycopg  # noqa: F401 -- only whether it is installed
+    except ImportError:
+        unavailable("psycopg is not installed (pip install 'stopkit[postgres]')")
+    where = tempfile.mkdtemp(prefix="stopkit-pg-crash-")
+    try:
+        # fsync off: a crash here stops the server's processes, not the machine, so what was
+        # written to the files is kept; the commits themselves wait as they would in production.
+        settings = {"fsync": "off", "wal_writer_delay": "10s"}
+        dsn = _postgres.start(where, fast=False, settings=settings)
+    except (RuntimeError, OSError) as exc:
+        shutil.rmtree(where, ignore_errors=True)
+        unavailable(f"no PostgreSQL server could be started: {exc}")
+    yield CrashableServer(where, dsn)
+    _postgres.stop(where)
+    shutil.rmtree(where, ignore_errors=True)
+
+
+def fresh_schema(server: str, **settings: str) -> str:
+    """Create a schema of its own for one test; return a DSN whose tables go there.
+
+    `settings`: the session's defaults (`synchronous_commit="off"`), set through the DSN.
+    """
     import psycopg
 
     schema = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as connection:
         connection.execute(f"CREATE SCHEMA {schema}")
     joiner = "&" if "?" in server else "?"
-    return f"{server}{joiner}options=-csearch_path%3D{schema}"
+    options = "%20".join(f"-c{name}%3D{value}" for name, value in
+                         {"search_path": schema, **settings}.items())  # fmt: skip
+    return f"{server}{joiner}options={options}"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -128,3 +128,51 @@ def test_two_workers_racing_to_resume_a_run_exactly_one_wins(store: str, tmp_pat
     counts = Counter(lines(log))
     assert counts["tool 2.0"] == 2  # the killed call, once per worker that ran it
     assert {line: n for line, n in counts.items() if n != 1} == {"tool 2.0": 2}
+
+
+# Every commit of a run of two turns of two calls, and the inside of every tool call, in the
+# order the run reaches them: one worker dies at each, the next resumes and dies at the next.
+CHAIN = [
+    "after:model_call_1", "tool:1.0", "after:tool_call_1_0", "tool:1.1", "after:tool_call_1_1",
+    "after:model_call_2", "tool:2.0", "after:tool_call_2_0", "tool:2.1", "after:tool_call_2_1",
+    "after:model_call_3",
+]  # fmt: skip
+
+
+def test_a_run_killed_at_every_commit_and_inside_every_tool_ends_as_an_uninterrupted_one(
+    store: str, tmp_path: Path
+) -> None:
+    """Eleven workers in turn, each SIGKILLed at the next point; a twelfth finishes the run.
+
+    It ends with the uninterrupted run's Outcome; no model call is made twice (each was
+    committed before the next kill), and each tool call twice (once cut, once to its end).
+    """
+    clean = tmp_path / "clean.log"
+    status, whole = finish(worker(f"sqlite:{tmp_path / 'clean.db'}", clean, "--turns", "2",
+                                  "--calls", "2"))  # fmt: skip
+    assert status == 0
+    log = tmp_path / "effects.log"
+    status, chained = finish(worker(store, log, "--turns", "2", "--calls", "2",
+                                    "--chain", ",".join(CHAIN)))  # fmt: skip
+    assert status == 0
+    assert chained.pop("ends") == [-signal.SIGKILL] * len(CHAIN)
+    assert chained == whole
+    counts = Counter(lines(log))
+    assert set(counts) == set(lines(clean))
+    assert {line: n for line, n in counts.items() if n != 1} == {
+        "tool 1.0": 2, "tool 1.1": 2, "tool 2.0": 2, "tool 2.1": 2,
+    }  # fmt: skip
+
+
+def test_a_run_killed_right_after_a_non_idempotent_start_needs_attention(
+    store: str, tmp_path: Path
+) -> None:
+    """Killed once the start is committed, before the call ran: the rerun runs nothing."""
+    log = tmp_path / "effects.log"
+    assert killed(worker(store, log, "--non-idempotent", "--kill", "started:tool_call_2_0"))
+    before = lines(log)
+    assert "tool 2.0" not in before
+    status, summary = finish(worker(store, log, "--non-idempotent"))
+    assert status == 0
+    assert summary["termination"] == "needs_attention"
+    assert lines(log) == before

@@ -77,3 +77,21 @@ def test_runs_can_be_listed_shown_and_deleted(journal: Any) -> None:
     journal.acquire("b", "someone")
     with pytest.raises(stopkit.RunLocked):
         journal.delete("b")
+
+
+def test_children_forked_with_an_open_journal_each_get_their_own_connection(store: str) -> None:
+    """A journal opened before `fork()` serves the parent and every child, each on its own."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-m", "tests.loop.journal._forked", store, "4"],
+                          cwd=Path(__file__).resolve().parents[3], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["children"] == [0, 0, 0, 0], done.stderr
+    assert result["parent"] is True
+    assert result["completed"] == ["child-0", "child-1", "child-2", "child-3", "parent-0",
+                                   "parent-1"]  # fmt: skip

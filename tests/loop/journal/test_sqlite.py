@@ -41,6 +41,13 @@ def _not_ours(path: Path) -> None:
         db.execute("INSERT INTO stopkit_meta VALUES ('format', 'someone-else')")
 
 
+def _foreign_runs(path: Path) -> None:
+    stopkit.SqliteJournal(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE stopkit_runs")
+        db.execute("CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, state TEXT)")
+
+
 @pytest.mark.parametrize(
     ("make", "error", "words"),
     [
@@ -49,8 +56,9 @@ def _not_ours(path: Path) -> None:
         (_garbage, JournalUnreadable, "not a readable SQLite database"),
         (_damaged, JournalUnreadable, "not a readable SQLite database"),
         (_not_ours, JournalUnreadable, "stopkit_meta table is not ours"),
+        (_foreign_runs, JournalUnreadable, "stopkit_runs table is not ours"),
     ],
-    ids=["foreign", "newer-schema", "not-sqlite", "damaged", "other-meta"],
+    ids=["foreign", "newer-schema", "not-sqlite", "damaged", "other-meta", "other-runs"],
 )
 def test_a_file_that_is_not_a_usable_journal_is_refused_and_left_unchanged(
     tmp_path: Path, make: Any, error: type[Exception], words: str

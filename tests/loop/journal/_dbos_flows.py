@@ -1,0 +1,144 @@
+"""The DBOS workflows the DBOS tests run in their own process (DBOS on a SQLite file).
+
+Importing this module registers them with DBOS, which must happen before `DBOS.launch()`.
+Each workflow returns what the tests compare (a run's `summary`, the keys its tools got).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from dbos import DBOS
+
+import stopkit
+from stopkit.loop.journal import dbos as durable
+from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
+
+CALLS: list[str] = []
+"""Each call of the tool of `slow_tool` (the first is slow, the others are not)."""
+
+
+class Waiting(TurnModel):
+    """The model of `slow_tool`: its second call waits until the tool's step is checkpointed.
+
+    So the workflow is still running when the timed-out tool returns, as when a crash comes
+    after that: what DBOS then keeps of the call is what a recovery replays.
+    """
+
+    def _checkpointed(self, steps: list[Any]) -> bool:
+        return any(step["function_name"] == "tool_call_1_0" for step in steps)
+
+    def __call__(self, messages: Any, **overrides: Any) -> dict[str, Any]:
+        if self.turn_of(messages) == 2:
+            for _ in range(500):
+                if self._checkpointed(DBOS.list_workflow_steps(DBOS.workflow_id)):
+                    break
+                time.sleep(0.01)
+        return super().__call__(messages, **overrides)
+
+    async def acall(self, messages: Any, **overrides: Any) -> dict[str, Any]:
+        import asyncio
+
+        if self.turn_of(messages) == 2:
+            for _ in range(500):
+                steps = await DBOS.list_workflow_steps_async(DBOS.workflow_id)
+                if self._checkpointed(steps):
+                    break
+                await asyncio.sleep(0.01)
+        return super().__call__(messages, **overrides)
+
+
+@DBOS.workflow()
+def slow_tool(timeout: float, takes: float) -> dict[str, Any]:
+    """One tool call that outlasts `tool_timeout` the first time: the model is told so."""
+
+    def record(turn: int, i: int) -> str:
+        CALLS.append(f"tool {turn}.{i}")
+        if len(CALLS) == 1:
+            time.sleep(takes)
+        return f"recorded {turn}.{i}"
+
+    outcome = durable.run_loop(Waiting(Trace(), turns=1), "Go.", tools={"record": record},
+                               tool_timeout=timeout)  # fmt: skip
+    return summary(outcome)
+
+
+@DBOS.workflow()
+async def aslow_tool(timeout: float, takes: float) -> dict[str, Any]:
+    """`slow_tool` in `arun_loop`, with an async tool."""
+    import asyncio
+
+    async def record(turn: int, i: int) -> str:
+        CALLS.append(f"tool {turn}.{i}")
+        if len(CALLS) == 1:
+            await asyncio.sleep(takes)
+        return f"recorded {turn}.{i}"
+
+    outcome = await durable.arun_loop(Waiting(Trace(), turns=1).acall, "Go.",
+                                      tools={"record": record}, tool_timeout=timeout)  # fmt: skip
+    return summary(outcome)
+
+
+def _keyed(keys: list[str]) -> Any:
+    def record(turn: int, i: int, idempotency_key: str) -> str:
+        keys.append(idempotency_key)
+        return "charged"
+
+    return stopkit.tool(record, idempotent=False)
+
+
+@DBOS.workflow()
+def two_loops(second_run_id: str | None) -> list[str]:
+    """Two loops in one workflow, each charging once; return the keys the charges got."""
+    keys: list[str] = []
+    durable.run_loop(TurnModel(Trace(), turns=1), "First.", tools={"record": _keyed(keys)})
+    durable.run_loop(TurnModel(Trace(), turns=1), "Second.", tools={"record": _keyed(keys)},
+                     run_id=second_run_id)  # fmt: skip
+    return keys
+
+
+@DBOS.workflow()
+async def atwo_loops(second_run_id: str | None) -> list[str]:
+    """`two_loops` in `arun_loop`."""
+    keys: list[str] = []
+    await durable.arun_loop(TurnModel(Trace(), turns=1).acall, "First.",
+                            tools={"record": _keyed(keys)})  # fmt: skip
+    await durable.arun_loop(TurnModel(Trace(), turns=1).acall, "Second.",
+                            tools={"record": _keyed(keys)}, run_id=second_run_id)  # fmt: skip
+    return keys
+
+
+TRACE = Trace()
+"""The model calls and tool calls of `approvals` and `aapprovals`, each as it was made."""
+PENDING = "toolu_1_1"  # the second call of the first turn
+
+
+def defer_one(call: stopkit.ToolCall) -> bool | stopkit.Defer:
+    """The second call of the first turn needs a person; the rest is allowed."""
+    return stopkit.Defer("needs a look") if call.id == PENDING else True
+
+
+@DBOS.workflow()
+def approvals() -> dict[str, Any]:
+    """Two turns of two calls; one call waits for a person's decision, sent to the workflow."""
+    model = TurnModel(TRACE, turns=2, calls=2)
+    outcome = durable.run_loop(model, "Record.", tools={"record": record_tool(TRACE)},
+                               approve=defer_one)  # fmt: skip
+    while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
+        DBOS.set_event("pending", [call.id for call in outcome.pending_calls])
+        outcome = stopkit.resume_loop(outcome, DBOS.recv("decisions"))
+    return summary(outcome)
+
+
+@DBOS.workflow()
+async def aapprovals() -> dict[str, Any]:
+    """`approvals` in `arun_loop`."""
+    model = TurnModel(TRACE, turns=2, calls=2)
+    outcome = await durable.arun_loop(model.acall, "Record.",
+                                      tools={"record": record_tool(TRACE)},
+                                      approve=defer_one)  # fmt: skip
+    while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
+        await DBOS.set_event_async("pending", [call.id for call in outcome.pending_calls])
+        outcome = await stopkit.aresume_loop(outcome, await DBOS.recv_async("decisions"))
+    return summary(outcome)

@@ -1,0 +1,114 @@
+"""DBOS in this process: what a recovery replays is what the run saw; one loop, one set of keys.
+
+A recovery is made with `DBOS.fork_workflow` from past the last step: every step is answered
+from its checkpoint, as after a crash, and the workflow must end as the first run did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import stopkit
+from tests.loop.journal.conftest import unavailable
+
+
+@pytest.fixture
+def flows(tmp_path: Path) -> Iterator[Any]:
+    """DBOS launched on a SQLite file of this test's own; the workflows of `_dbos_flows`."""
+    try:
+        from dbos import DBOS
+    except ImportError:
+        unavailable("DBOS is not installed (pip install 'stopkit[dbos]')")
+    from tests.loop.journal import _dbos_flows
+
+    DBOS(config={"name": "stopkit-tests", "run_admin_server": False, "log_level": "WARNING",
+                 "system_database_url": f"sqlite:///{tmp_path / 'dbos.sqlite'}"})  # fmt: skip
+    DBOS.launch()
+    yield _dbos_flows
+    DBOS.destroy()
+
+
+def start(workflow: Any, workflow_id: str, *args: Any) -> Any:
+    """Run `workflow` as `workflow_id`; return its result."""
+    from dbos import DBOS, SetWorkflowID
+
+    with SetWorkflowID(workflow_id):
+        return DBOS.start_workflow(workflow, *args).get_result()
+
+
+def recover(workflow_id: str) -> Any:
+    """Run the workflow again with every step it recorded answered from its checkpoint."""
+    from dbos import DBOS
+
+    steps = DBOS.list_workflow_steps(workflow_id, load_output=False)
+    last = max(step["function_id"] for step in steps)
+    return DBOS.fork_workflow(workflow_id, last + 1).get_result()
+
+
+@pytest.mark.parametrize("flow", ["slow_tool", "aslow_tool"])
+def test_a_recovery_replays_the_timeout_the_run_saw_not_the_tools_late_result(
+    flows: Any, flow: str
+) -> None:
+    """A tool past `tool_timeout` is a timeout in its checkpoint too, however it ends later.
+
+    The recovery replays the timeout: the tool is not run again (it would be quick now).
+    """
+    flows.CALLS.clear()
+    first = start(getattr(flows, flow), f"{flow}-1", 0.2, 1.0)
+    assert first["tool_runs"][0][2:] == ["timed out after 0.2 s", True]
+    assert recover(f"{flow}-1") == first
+    assert flows.CALLS == ["tool 1.0"]
+
+
+@pytest.mark.parametrize("flow", ["two_loops", "atwo_loops"])
+def test_a_second_loop_in_a_workflow_needs_a_run_id_of_its_own(flows: Any, flow: str) -> None:
+    """The workflow id is one loop's run id: a second loop without `run_id=` is refused.
+
+    Refused before its model call, and again by a recovery; with its own `run_id=`, each
+    loop's tools get keys of their own, and a recovery charges nothing again.
+    """
+    with pytest.raises(stopkit.JournalError, match="run_id=") as raised:
+        start(getattr(flows, flow), f"{flow}-1", None)
+    # Not wrapped in, nor chained to, the loop's ModelCallError: no cycle of causes, which
+    # the pickling DBOS does of a workflow's error cannot follow (with tblib's installed).
+    assert (raised.value.__cause__, raised.value.__context__) == (None, None)
+    with pytest.raises(stopkit.JournalError, match="run_id="):
+        recover(f"{flow}-1")
+    keys = start(getattr(flows, flow), f"{flow}-2", "refund-7")
+    assert keys == [f"{flow}-2/tool_call_1_0", "refund-7/tool_call_1_0"]
+    assert recover(f"{flow}-2") == []
+
+
+@pytest.mark.parametrize("decision", [True, "not this one"], ids=["approved", "denied"])
+@pytest.mark.parametrize("flow", ["approvals", "aapprovals"])
+def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run(
+    flows: Any, flow: str, decision: bool | str
+) -> None:
+    """`approve` defers a call; the workflow gets the decision, resumes, ends as if never paused.
+
+    Every model call and tool call is made once, and a recovery (the decision replayed with
+    the rest) makes none again.
+    """
+    from dbos import DBOS, SetWorkflowID
+
+    from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
+
+    trace = Trace()
+    whole = stopkit.run_loop(TurnModel(trace, turns=2, calls=2), "Record.",
+                             tools={"record": record_tool(trace)},
+                             approve=lambda call: decision if call.id == flows.PENDING else True)
+    flows.TRACE.lines.clear()
+    with SetWorkflowID(f"{flow}-1"):
+        handle = DBOS.start_workflow(getattr(flows, flow))
+    assert DBOS.get_event(f"{flow}-1", "pending", 30) == [flows.PENDING]
+    DBOS.send(f"{flow}-1", {flows.PENDING: decision}, "decisions")
+    assert handle.get_result() == summary(whole)
+    assert sorted(flows.TRACE.lines) == sorted(trace.lines)
+    assert ("tool 1.1" in flows.TRACE.lines) is (decision is True)
+    made = list(flows.TRACE.lines)
+    assert recover(f"{flow}-1") == summary(whole)
+    assert flows.TRACE.lines == made
