@@ -10,6 +10,7 @@ import pytest
 import stopkit
 from stopkit import _errors
 from stopkit.batch import BatchUsageError
+from stopkit.record import NoRecording
 
 
 def _stop() -> stopkit.Stop:
@@ -34,7 +35,7 @@ def _errors_to_pickle() -> list[Exception]:
         _errors.StopkitError("plain"),
         _errors.UnsupportedReply({"what": 1}, ["anthropic"], "no content"),
         _errors.AdapterNotFound("nope", ["anthropic", "gemini"]),
-        _errors.NoRecording("POST /v1/messages has no recording"),
+        NoRecording("POST /v1/messages has no recording"),
         _model_call_error(),
         _errors.JournalError("the journal failed"),
         _errors.JournalMismatch("model_call_2", "the messages differ", {"a": 1}, {"a": 2}),
