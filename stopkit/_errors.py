@@ -6,6 +6,7 @@ StopkitError
 ├── AdapterNotFound         an adapter name that is not registered
 ├── NoRecording             ReplayTransport has no recorded exchange for a request
 ├── ModelCallError          the loop's call_model raised (carries .outcome, the cause chained)
+├── AlreadyResumed          an Outcome awaiting approval that was resumed already (a ValueError too)
 ├── JournalError            a durable run's journal cannot be used as asked
 │   ├── JournalMismatch     a replayed step's request differs from the recorded one (.step)
 │   ├── JournalUnreadable   not a stopkit journal: corrupt, foreign (.path)
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AdapterNotFound",
+    "AlreadyResumed",
     "FilteredReply",
     "InvalidRunId",
     "JournalError",
@@ -110,6 +112,27 @@ class ModelCallError(StopkitError):
     def messages(self) -> list[Any]:
         """The transcript up to the failed call (`outcome.messages`)."""
         return self.outcome.messages
+
+
+class AlreadyResumed(StopkitError, ValueError):
+    """A run awaiting approval was resumed already: each approval is used once.
+
+    `resume_loop` / `aresume_loop` go on from an `Outcome` once, however many times (or from
+    however many threads and tasks at once) they are called with it: the first resume runs
+    the approved calls, every other raises this before anything runs. `run_id` names a
+    journaled run (None for a run without a journal); `pending` holds the ids of the calls
+    the outcome waited on. To go on from where the resumed run stands, resume the `Outcome`
+    that the first resume returned.
+    """
+
+    def __init__(self, run_id: str | None, pending: Sequence[str], waiting: str) -> None:
+        self.run_id = run_id
+        self.pending = tuple(pending)
+        run = "this run" if run_id is None else f"run {run_id!r}"
+        super().__init__(
+            f"{run} {waiting} was resumed already: an approval is used once; go on from the "
+            "Outcome that the first resume returned"
+        )
 
 
 class JournalError(StopkitError):

@@ -27,7 +27,7 @@ from stopkit._logsafe import clip
 from stopkit._normalize import _decode, detect
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
-from stopkit.loop._approval import ToolGate
+from stopkit.loop._approval import ToolGate, awaiting
 from stopkit.loop._budget import Tally
 from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
@@ -394,6 +394,5 @@ class Run:
         if self.stopped_by is not None:
             return self.stopped_by.reason
         if self.pending_calls:
-            waiting = ", ".join(f"{call.name} ({call.id})" for call in self.pending_calls)
-            return f"awaiting approval of {waiting}"
+            return awaiting(self.pending_calls)
         return text
