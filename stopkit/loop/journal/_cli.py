@@ -65,10 +65,12 @@ def _step_summary(step: StepRecord) -> str:
     try:
         from stopkit._normalize import normalize
         from stopkit._stream import normalize_stream
+        from stopkit.loop.journal._replies import replayable
 
-        events = result.get("events")
-        stop = normalize_stream(events) if events is not None else normalize(result["reply"])
-    except Exception as exc:  # a reply only the run's own adapter reads
+        replay = replayable(result)
+        events = replay.get("events")
+        stop = normalize_stream(events) if events is not None else normalize(replay["reply"])
+    except Exception as exc:  # a reply only the run's own adapter reads, or its own framework
         return f"reply recorded ({type(exc).__name__} reading it here)"
     calls = f", {len(stop.tool_calls)} tool call(s)" if stop.tool_calls else ""
     return f"{stop.reason.value}{f' ({stop.detail})' if stop.detail else ''}{calls}"

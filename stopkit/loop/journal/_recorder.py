@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._errors import JournalMismatch
+from stopkit._errors import JournalMismatch, JournalUnreadable
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
     TranscriptDigest,
@@ -31,6 +31,7 @@ from stopkit.loop.journal._codec import (
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
 from stopkit.loop.journal._protocol import Journal, RunStatus, StepRecord
+from stopkit.loop.journal._replies import Unreplayable, replayable
 
 __all__ = ["Recorder", "status_for"]
 
@@ -154,7 +155,8 @@ class Recorder:
     def model(self, turn: int, messages: Any, overrides: Any) -> Any:
         """Return the recorded result of the model call of `turn` (None: make it live).
 
-        The result is `{"reply": <JSON body>}` or `{"events": [<JSON event>, ...]}`.
+        The result is `{"reply": ...}` or `{"events": [...]}`: the JSON kept, or the objects
+        rebuilt from it (`_replies.py`). `JournalUnreadable` names a damaged step.
         """
         request = model_request(self.transcript.of(messages), overrides)
         name = model_step(turn)
@@ -162,7 +164,15 @@ class Recorder:
         if step is None or step.result is None:
             self.pending = request
             return None
-        return loads(step.result)
+        try:
+            return replayable(loads(step.result))
+        except (Unreplayable, ValueError) as exc:
+            raise self.damaged(name, str(exc)) from None
+
+    def damaged(self, name: str, why: str) -> JournalUnreadable:
+        """Return the error saying that the step `name` of this run is damaged: `why`."""
+        where = getattr(self.journal, "where", None) or repr(self.journal)
+        return JournalUnreadable(where, f"run {self.run_id!r}, step {name}: {why}")
 
     def record_model(self, turn: int, result: Any) -> None:
         """Record the result of the live model call of `turn` (JSON data)."""
