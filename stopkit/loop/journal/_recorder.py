@@ -30,7 +30,7 @@ from stopkit.loop.journal._codec import (
 )
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
-from stopkit.loop.journal._protocol import Journal, RunStatus, StepRecord
+from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
 from stopkit.loop.journal._replies import Unreplayable, replayable
 
 __all__ = ["Recorder", "status_for"]
@@ -74,12 +74,17 @@ class Recorder:
         self.every = journal.lease_seconds / 3
         self.renewed = 0.0
         self.released = False
+        # How the run stood when this attempt took it (None: unread), and whether the attempt
+        # has written a step since: one that raises before it does leaves the row as it stood.
+        self.standing: RunInfo | None = None
+        self.wrote = False
 
     # --- the run's lease --------------------------------------------------------------------
 
     def open(self) -> None:
         """Take the run's lease (`RunLocked` when a live worker holds it); read its steps."""
         self.journal.acquire(self.run_id, self.owner)
+        self.standing = self.journal.run(self.run_id)
         self.recorded = {step.name: step for step in self.journal.steps(self.run_id)}
         self.unused = set(self.recorded)
         # The calls that started and have no result (only non-idempotent calls record a
@@ -102,6 +107,7 @@ class Recorder:
 
     def _record(self, step: StepRecord) -> None:
         """Write a step (which renews the lease too)."""
+        self.wrote = True
         self.journal.record(self.run_id, self.owner, step)
         self.renewed = time.monotonic()
 
@@ -131,12 +137,32 @@ class Recorder:
         self.journal.release(self.run_id, self.owner, status, termination, detail[:MAX_DETAIL])
 
     def close(self) -> None:
-        """Give the lease up if the run did not (it raised): it stays resumable."""
-        if not self.released:
-            try:
+        """Give the lease up if the run did not (it raised): it stays resumable.
+
+        A run this attempt changed (or began) is kept `interrupted`; one it left as it was (a
+        rerun refused with `JournalMismatch`, a damaged row) keeps its row as it stood.
+        """
+        if self.released:
+            return
+        standing = self.standing
+        try:
+            if self.wrote or (standing is not None and standing.status is RunStatus.RUNNING):
                 self.release(RunStatus.INTERRUPTED, None, "the run raised; rerun to resume it")
-            except Exception:  # the error that ended the run matters more
-                logger.exception("stopkit: releasing run %r failed", self.run_id)
+            else:
+                self.leave(standing)
+        except Exception:  # the error that ended the run matters more
+            logger.exception("stopkit: releasing run %r failed", self.run_id)
+
+    def leave(self, standing: RunInfo | None) -> None:
+        """Give the lease up, the run's row left as it stood (`standing`, when it was read)."""
+        HEARTBEAT.remove(self)
+        self.released = True
+        unlock = getattr(self.journal, "unlock", None)
+        if callable(unlock):
+            unlock(self.run_id, self.owner)
+        elif standing is not None:  # a journal of another kind: its row as it stood
+            self.journal.release(self.run_id, self.owner, standing.status,
+                                 standing.termination, standing.detail)  # fmt: skip
 
     # --- steps ------------------------------------------------------------------------------
 

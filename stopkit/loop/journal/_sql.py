@@ -161,15 +161,18 @@ class SqlJournal:
         return RunLocked(run_id, owner, None if left is None else max(float(left), 0.0))
 
     def acquire(self, run_id: str, owner: str) -> None:
-        """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held."""
+        """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held.
+
+        An existing run's row is left as it stands (status, ending, times) until its first
+        step is recorded: a rerun refused before it records anything changes nothing.
+        """
 
         def acquire(execute: Execute) -> None:
             row = execute(
                 "INSERT INTO stopkit_runs (run_id, status, termination, detail, owner, "
                 "lease_until, created_at, updated_at) VALUES (?, ?, NULL, '', ?, {now} + ?, "
                 "{now}, {now}) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, "
-                "lease_until = excluded.lease_until, status = excluded.status, "
-                "updated_at = excluded.updated_at WHERE stopkit_runs.owner IS NULL "
+                "lease_until = excluded.lease_until WHERE stopkit_runs.owner IS NULL "
                 "OR stopkit_runs.owner = excluded.owner "
                 "OR stopkit_runs.lease_until < excluded.updated_at RETURNING owner",
                 (run_id, RunStatus.RUNNING.value, owner, self.lease_seconds),
@@ -187,6 +190,28 @@ class SqlJournal:
                     "UPDATE stopkit_runs SET lease_until = {now} + ? "
                     "WHERE run_id = ? AND owner = ?",
                     (self.lease_seconds, run_id, owner),
+                ).rowcount
+            )
+        )
+
+    def unlock(self, run_id: str, owner: str | None = None) -> bool:
+        """Give the run's lease up, changing nothing else; say whether a lease was held.
+
+        `owner`'s lease (a worker leaving a run it did not change), or with None whoever's:
+        an operator breaking the lease of a worker known to be gone (`stopkit runs unlock`).
+        That worker, were it still running, gets `RunLocked` at its next step.
+
+        Example:
+            >>> journal.unlock("order-1042")  # doctest: +SKIP
+            True
+        """
+        held = "owner = ?" if owner is not None else "owner IS NOT NULL"
+        return bool(
+            self._do(
+                lambda execute: execute(
+                    f"UPDATE stopkit_runs SET owner = NULL, lease_until = NULL "
+                    f"WHERE run_id = ? AND {held}",
+                    (run_id,) if owner is None else (run_id, owner),
                 ).rowcount
             )
         )
@@ -221,9 +246,9 @@ class SqlJournal:
 
         def record(execute: Execute) -> None:
             renewed = execute(
-                "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now} "
-                "WHERE run_id = ? AND owner = ?",
-                (self.lease_seconds, run_id, owner),
+                "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now}, "
+                "status = ? WHERE run_id = ? AND owner = ?",
+                (self.lease_seconds, RunStatus.RUNNING.value, run_id, owner),
             ).rowcount
             if not renewed:
                 raise self._locked(execute, run_id)
