@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from stopkit._errors import JournalError, RunLocked
-from stopkit.loop.journal._codec import loads
-from stopkit.loop.journal._protocol import Journal, RunInfo, StepRecord
+from stopkit.loop.journal._protocol import Journal, RunInfo
+from stopkit.loop.journal._rows import Recorded, read_steps
 
 __all__ = ["open_journal", "register", "run_runs"]
 
@@ -53,13 +53,13 @@ def _run_json(info: RunInfo) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _step_summary(step: StepRecord) -> str:
+def _step_summary(found: Recorded) -> str:
     """Say in a few words what a step recorded: the reply's stop, or the tool's result."""
-    if step.result is None:
+    result = found.result
+    if result is None:
         return "started, no result recorded: it may or may not have happened"
-    result = loads(step.result)
-    if "content" in result:
-        kind = "error" if result.get("is_error") else "result"
+    if found.kind == "tool":
+        kind = "error" if result["is_error"] else "result"
         content = str(result["content"]).replace("\n", " ")
         return f"{kind}: {content[:80]}{'…' if len(content) > 80 else ''}"
     try:
@@ -96,13 +96,12 @@ def _show(journal: Journal, args: argparse.Namespace, out: TextIO, err: TextIO) 
     if info is None:
         err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
         return EXIT_NOT_FOUND
-    steps = journal.steps(args.run_id)
+    steps = read_steps(journal, args.run_id, journal.steps(args.run_id)).values()
     if args.json:
         data = _run_json(info)
         data["steps"] = [
-            {"name": s.name, "request": loads(s.request),
-             "result": None if s.result is None else loads(s.result),
-             "recorded_at": s.recorded_at}
+            {"name": s.step.name, "request": s.request, "result": s.result,
+             "recorded_at": s.step.recorded_at}
             for s in steps
         ]  # fmt: skip
         json.dump(data, out, indent=2)
@@ -117,7 +116,7 @@ def _show(journal: Journal, args: argparse.Namespace, out: TextIO, err: TextIO) 
     if info.detail:
         out.write(f"  {info.detail}\n")
     for step in steps:
-        out.write(f"  {step.name:<18} {_step_summary(step)}\n")
+        out.write(f"  {step.step.name:<18} {_step_summary(step)}\n")
     return EXIT_OK
 
 

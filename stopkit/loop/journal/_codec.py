@@ -217,9 +217,8 @@ def tool_result_json(result: ToolResult, seconds: float) -> str:
     )  # fmt: skip
 
 
-def tool_result(call: ToolCall, recorded: str) -> ToolResult:
-    """Return the `ToolResult` a tool step recorded for `call`."""
-    data = loads(recorded)
+def tool_result(call: ToolCall, data: dict[str, Any]) -> ToolResult:
+    """Return the `ToolResult` a tool step recorded for `call` (its result, parsed, checked)."""
     return _fast_tool_result(
         {
             "call_id": call.id,

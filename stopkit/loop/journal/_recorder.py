@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._errors import JournalMismatch, JournalUnreadable
+from stopkit._errors import JournalMismatch
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
     TranscriptDigest,
@@ -32,6 +32,7 @@ from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
 from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
 from stopkit.loop.journal._replies import Unreplayable, replayable
+from stopkit.loop.journal._rows import Recorded, damaged, read_steps
 
 __all__ = ["Recorder", "status_for"]
 
@@ -66,7 +67,7 @@ class Recorder:
         self.journal = journal
         self.run_id = run_id
         self.owner = _owner()
-        self.recorded: dict[str, StepRecord] = {}
+        self.recorded: dict[str, Recorded] = {}
         self.unused: set[str] = set()
         self.unsettled: dict[int, str] = {}
         self.pending: str | None = None  # the request of the model call being made
@@ -84,16 +85,16 @@ class Recorder:
     def open(self) -> None:
         """Take the run's lease (`RunLocked` when a live worker holds it); read its steps."""
         self.journal.acquire(self.run_id, self.owner)
+        HEARTBEAT.add(self)
         self.standing = self.journal.run(self.run_id)
-        self.recorded = {step.name: step for step in self.journal.steps(self.run_id)}
+        self.recorded = read_steps(self.journal, self.run_id, self.journal.steps(self.run_id))
         self.unused = set(self.recorded)
         # The calls that started and have no result (only non-idempotent calls record a
         # start), by turn: what a resumed run must not run again by itself.
         self.unsettled = {}
-        for name, step in reversed(self.recorded.items()):
-            if step.result is None and name.startswith("tool_call_"):
-                self.unsettled[int(name.split("_")[2])] = name
-        HEARTBEAT.add(self)
+        for name, found in reversed(self.recorded.items()):
+            if found.result is None and found.kind == "tool":
+                self.unsettled[found.turn] = name
 
     def renew(self) -> bool:
         """Renew the lease (the heartbeat calls this); False when it was lost."""
@@ -123,7 +124,7 @@ class Recorder:
                 first,
                 f"the run ended ({termination}) without reaching this recorded step: the "
                 "code, the handlers or the tools take another path than when it was recorded",
-                self.recorded[first].request,
+                self.recorded[first].step.request,
                 None,
             )
         self.release(status_for(termination), termination, detail)
@@ -168,15 +169,16 @@ class Recorder:
 
     def _replay(
         self, name: str, request: str, why: Callable[[dict[str, Any], dict[str, Any]], str]
-    ) -> StepRecord | None:
-        step = self.recorded.get(name)
-        if step is None:
+    ) -> dict[str, Any] | None:
+        """Return the recorded result of the step `name` (None: not recorded, or no result)."""
+        found = self.recorded.get(name)
+        if found is None:
             return None
-        if step.request != request:
-            recorded, now = loads(step.request), loads(request)
-            raise JournalMismatch(name, why(recorded, now), recorded, now)
+        if found.step.request != request:
+            now = loads(request)
+            raise JournalMismatch(name, why(found.request, now), found.request, now)
         self.unused.discard(name)
-        return step
+        return found.result
 
     def model(self, turn: int, messages: Any, overrides: Any) -> Any:
         """Return the recorded result of the model call of `turn` (None: make it live).
@@ -186,19 +188,14 @@ class Recorder:
         """
         request = model_request(self.transcript.of(messages), overrides)
         name = model_step(turn)
-        step = self._replay(name, request, _model_difference)
-        if step is None or step.result is None:
+        result = self._replay(name, request, _model_difference)
+        if result is None:
             self.pending = request
             return None
         try:
-            return replayable(loads(step.result))
-        except (Unreplayable, ValueError) as exc:
-            raise self.damaged(name, str(exc)) from None
-
-    def damaged(self, name: str, why: str) -> JournalUnreadable:
-        """Return the error saying that the step `name` of this run is damaged: `why`."""
-        where = getattr(self.journal, "where", None) or repr(self.journal)
-        return JournalUnreadable(where, f"run {self.run_id!r}, step {name}: {why}")
+            return replayable(result)
+        except Unreplayable as exc:
+            raise damaged(self.journal, self.run_id, name, str(exc)) from None
 
     def record_model(self, turn: int, result: Any) -> None:
         """Record the result of the live model call of `turn` (JSON data)."""
@@ -211,11 +208,8 @@ class Recorder:
 
     def tool(self, turn: int, slot: int, call: ToolCall) -> ToolResult | None:
         """Return the recorded result of a tool call (None: run it)."""
-        name = tool_step(turn, slot)
-        step = self._replay(name, tool_request(call), _tool_difference)
-        if step is None or step.result is None:
-            return None
-        return tool_result(call, step.result)
+        result = self._replay(tool_step(turn, slot), tool_request(call), _tool_difference)
+        return None if result is None else tool_result(call, result)
 
     def start_tool(self, turn: int, slot: int, call: ToolCall) -> None:
         """Record that a non-idempotent call is about to run (its result is not known yet)."""
@@ -236,7 +230,7 @@ class Recorder:
         name = self.unsettled.get(turn)
         if name is None:
             return None
-        call = loads(self.recorded[name].request)
+        call = self.recorded[name].request
         return (
             f"{name}: {call.get('name')} (call id {call.get('id')}) is not idempotent; "
             "it started before the process stopped and has no recorded result, so it "

@@ -42,6 +42,14 @@ _SCHEMA = (
     "recorded_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, name))",
 )
 
+# Every column of each table, as the schema above makes them: checked when a journal is opened.
+_COLUMNS = {
+    "stopkit_meta": ("key", "value"),
+    "stopkit_runs": ("run_id", "status", "termination", "detail", "owner", "lease_until",
+                     "created_at", "updated_at"),
+    "stopkit_steps": ("run_id", "seq", "name", "request", "result", "recorded_at"),
+}  # fmt: skip
+
 _RUN_COLUMNS = (
     "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
     "r.updated_at, (SELECT COUNT(*) FROM stopkit_steps s WHERE s.run_id = r.run_id)"
@@ -58,6 +66,8 @@ class SqlJournal:
 
     NOW = ""
     PLACEHOLDER = "?"
+    #: The errors the database driver raises (`sqlite3.Error`, `psycopg.Error`).
+    _errors: type[Exception] = Exception
     #: Whether a database holding tables of its own is still ours to add tables to.
     SHARED = False
 
@@ -121,6 +131,7 @@ class SqlJournal:
                     self.where, f"it holds other tables ({', '.join(sorted(tables)[:5])})"
                 )
             return False
+        self._columns(execute, "stopkit_meta")
         rows = dict(execute("SELECT key, value FROM stopkit_meta", ()).fetchall())
         if rows.get("format") != FORMAT:
             raise JournalUnreadable(self.where, "its stopkit_meta table is not ours")
@@ -134,7 +145,19 @@ class SqlJournal:
         missing = set(_TABLES) - tables
         if missing:
             raise JournalUnreadable(self.where, f"its tables {sorted(missing)} are gone")
+        self._columns(execute, "stopkit_runs")
+        self._columns(execute, "stopkit_steps")
         return True
+
+    def _columns(self, execute: Execute, table: str) -> None:
+        """Refuse a table of ours that lacks one of its columns (dropped, or another's table)."""
+        for column in _COLUMNS[table]:
+            try:  # reads no row: only whether the column is there
+                execute(f"SELECT {column} FROM {table} WHERE 1 = 0", ())
+            except self._errors:
+                why = f"its table {table} has no column {column}"
+                raise JournalUnreadable(self.where, why) from None
+
 
     def _prepare(self) -> None:
         """Check the schema, creating it in an empty database; refuse anything else."""
@@ -272,7 +295,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r ORDER BY r.updated_at DESC", ()
             ).fetchall()
         )
-        return [_run_info(row) for row in rows]
+        return [_run_info(self.where, row) for row in rows]
 
     def run(self, run_id: str) -> RunInfo | None:
         """Return the run, or None when there is none by that id."""
@@ -281,7 +304,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r WHERE r.run_id = ?", (run_id,)
             ).fetchone()
         )
-        return None if row is None else _run_info(row)
+        return None if row is None else _run_info(self.where, row)
 
     def _unleased(self, execute: Execute, run_id: str) -> bool:
         """Raise `RunLocked` when a live worker holds the run; say whether the run exists."""
@@ -347,11 +370,26 @@ class SqlJournal:
         self._do(settle)
 
 
-def _run_info(row: tuple[Any, ...]) -> RunInfo:
+def _run_info(where: str, row: tuple[Any, ...]) -> RunInfo:
+    """Return a run's row as a `RunInfo`; `JournalUnreadable` names a damaged one."""
     run_id, status, termination, detail, owner, until, created, updated, steps = row
+    try:
+        known = RunStatus(status)
+    except ValueError:
+        why = f"run {run_id!r}: its status {status!r} is none stopkit knows"
+        raise JournalUnreadable(where, why) from None
+    texts = {"termination": termination, "detail": detail, "owner": owner}
+    times = {"lease_until": until, "created_at": created, "updated_at": updated}
+    for column, value in (*texts.items(), *times.items()):
+        if value is None and column in ("termination", "owner", "lease_until"):
+            continue
+        kind = str if column in texts else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            why = f"run {run_id!r}: its {column} is {value!r}"
+            raise JournalUnreadable(where, why)
     return RunInfo(
         run_id=run_id,
-        status=RunStatus(status),
+        status=known,
         termination=termination,
         detail=detail,
         owner=owner,
@@ -360,4 +398,3 @@ def _run_info(row: tuple[Any, ...]) -> RunInfo:
         updated_at=float(updated),
         steps=int(steps),
     )
-

@@ -43,6 +43,7 @@ class SqliteJournal(SqlJournal):
     """
 
     NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+    _errors = sqlite3.Error
 
     def __init__(
         self, path: str | PathLike[str], *, lease_seconds: float = 30.0, durable: bool = False
@@ -81,8 +82,13 @@ class SqliteJournal(SqlJournal):
             connection.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlock
         except sqlite3.ProgrammingError as exc:  # closed
             raise JournalError(f"the journal {self.where} is closed ({exc})") from None
+        except sqlite3.OperationalError as exc:  # locked past the busy timeout
+            raise JournalError(f"the journal {self.where} failed: {exc}") from exc
         try:
             yield connection.execute
+        except sqlite3.OperationalError as exc:  # locked past the timeout, a column gone, ...
+            connection.execute("ROLLBACK")
+            raise JournalError(f"the journal {self.where} failed: {exc}") from exc
         except BaseException:
             connection.execute("ROLLBACK")
             raise
