@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from stopkit._errors import JournalError, RunLocked
+from stopkit.cli._output import terminal_safe
 from stopkit.loop.journal._protocol import Journal, RunInfo
 from stopkit.loop.journal._rows import Recorded, read_steps
 
@@ -61,7 +62,7 @@ def _step_summary(found: Recorded) -> str:
     if found.kind == "tool":
         kind = "error" if result["is_error"] else "result"
         content = str(result["content"]).replace("\n", " ")
-        return f"{kind}: {content[:80]}{'…' if len(content) > 80 else ''}"
+        return f"{kind}: {terminal_safe(content[:80])}{'…' if len(content) > 80 else ''}"
     try:
         from stopkit._normalize import normalize
         from stopkit._stream import normalize_stream
@@ -85,8 +86,9 @@ def _list(journal: Journal, args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"{'run id':<24} {'status':<16} {'termination':<16} {'steps':>5}  updated (UTC)\n")
     for info in runs:
         out.write(
-            f"{info.run_id:<24} {info.status.value:<16} {info.termination or '-':<16} "
-            f"{info.steps:>5}  {_when(info.updated_at)}\n"
+            f"{terminal_safe(info.run_id):<24} {info.status.value:<16} "
+            f"{terminal_safe(info.termination or '-'):<16} {info.steps:>5}  "
+            f"{_when(info.updated_at)}\n"
         )
     return EXIT_OK
 
@@ -107,14 +109,15 @@ def _show(journal: Journal, args: argparse.Namespace, out: TextIO, err: TextIO) 
         json.dump(data, out, indent=2)
         out.write("\n")
         return EXIT_OK
-    lease = f"held by {info.owner} until {_when(info.lease_until)}" if info.owner else "free"
+    owner = terminal_safe(info.owner or "")
+    lease = f"held by {owner} until {_when(info.lease_until)}" if info.owner else "free"
+    ending = f" ({terminal_safe(info.termination)})" if info.termination else ""
     out.write(
-        f"run {info.run_id}: {info.status.value}"
-        f"{f' ({info.termination})' if info.termination else ''}\n"
+        f"run {terminal_safe(info.run_id)}: {info.status.value}{ending}\n"
         f"  created {_when(info.created_at)}, updated {_when(info.updated_at)}; lease {lease}\n"
     )
-    if info.detail:
-        out.write(f"  {info.detail}\n")
+    if info.detail:  # the final text (the model's), or why the run stopped
+        out.write(f"  {terminal_safe(info.detail)}\n")
     for step in steps:
         out.write(f"  {step.step.name:<18} {_step_summary(step)}\n")
     return EXIT_OK
@@ -133,7 +136,7 @@ def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         journal = open_journal(args.journal)
     except (JournalError, ImportError) as exc:
-        err.write(f"stopkit: {exc}\n")
+        err.write(f"stopkit: {terminal_safe(str(exc))}\n")
         return EXIT_ERROR
     try:
         if args.action == "list":
@@ -142,7 +145,7 @@ def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return _show(journal, args, out, err)
         return _delete(journal, args, out, err)
     except (RunLocked, JournalError) as exc:
-        err.write(f"stopkit: {exc}\n")
+        err.write(f"stopkit: {terminal_safe(str(exc))}\n")
         return EXIT_ERROR
     finally:
         journal.close()

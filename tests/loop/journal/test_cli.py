@@ -10,7 +10,7 @@ import pytest
 
 import stopkit
 from stopkit.cli import main
-from tests.loop.journal._scenario import Trace, TurnModel, record_tool
+from tests.loop.journal._scenario import Trace, TurnModel, final_reply, record_tool, tool_reply
 
 
 @pytest.fixture
@@ -91,3 +91,27 @@ def test_delete_is_refused_while_a_worker_holds_the_run(
     assert "is being run by worker-b" in capsys.readouterr().err
     assert journal.run("done-1") is not None
     journal.close()
+
+
+HOSTILE = "Done.\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202eevil\u2066"
+
+
+def test_show_escapes_what_a_terminal_would_act_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ANSI/OSC escapes and bidi overrides from a model or a tool are printed escaped."""
+    path = tmp_path / "runs.db"
+    journal = stopkit.SqliteJournal(path)
+    replies = iter([tool_reply(1), {**final_reply(), "content": [{"type": "text",
+                                                                  "text": HOSTILE}]}])  # fmt: skip
+    stopkit.run_loop(lambda m, **o: next(replies), "Go.", journal=journal, run_id="hostile",
+                     tools={"record": lambda **arguments: "\x1b[31mred\x1b[0m"})  # fmt: skip
+    journal.close()
+    for command in (["show", "hostile"], ["list"]):
+        assert main(["runs", command[0], "--journal", str(path), *command[1:]]) == 0
+        shown = capsys.readouterr().out
+        assert not any(ch in shown for ch in "\x1b\x07\u202e\u2066")
+    assert main(["runs", "show", "--journal", str(path), "hostile"]) == 0
+    shown = capsys.readouterr().out
+    assert "Done.\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\u202eevil\\u2066" in shown
+    assert "result: \\x1b[31mred\\x1b[0m" in shown
