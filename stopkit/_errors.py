@@ -182,7 +182,9 @@ class JournalTooNew(JournalUnreadable):
 class RunLocked(JournalError):
     """Another worker holds the run's lease; `owner` names it, `seconds_left` its lease.
 
-    A lease is renewed while its worker runs; a worker that died loses it when it expires.
+    A lease is renewed while its worker runs; a worker that died loses it when it expires
+    (`lease_seconds=` of the journal), or at once when it was a process of the same machine.
+    `stopkit runs unlock RUN_ID` breaks a lease by hand.
     """
 
     def __init__(self, run_id: str, owner: str | None, seconds_left: float | None) -> None:
@@ -190,7 +192,12 @@ class RunLocked(JournalError):
         self.owner = owner
         self.seconds_left = seconds_left
         left = "" if seconds_left is None else f" (its lease has {seconds_left:.1f} s left)"
-        super().__init__(f"run {run_id!r} is being run by {owner or 'another worker'}{left}")
+        wait = "its lease runs out" if seconds_left is None else f"{seconds_left:.0f} s"
+        super().__init__(
+            f"run {run_id!r} is being run by {owner or 'another worker'}{left}; if that worker "
+            f"died, retry in {wait} (a journal with a shorter lease_seconds= frees a dead "
+            f"worker's runs sooner), or break its lease: stopkit runs unlock {run_id}"
+        )
 
 
 class InvalidRunId(JournalError, TypeError):

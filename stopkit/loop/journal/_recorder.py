@@ -10,10 +10,7 @@ The process's heartbeat renews the run's lease while the run is open (`_heartbea
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +27,7 @@ from stopkit.loop.journal._codec import (
 )
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
+from stopkit.loop.journal._owner import new_owner
 from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
 from stopkit.loop.journal._replies import Unreplayable, replayable
 from stopkit.loop.journal._rows import Recorded, damaged, read_steps
@@ -55,18 +53,13 @@ def status_for(termination: str) -> RunStatus:
     return _STATUS.get(termination, RunStatus.FINISHED)
 
 
-def _owner() -> str:
-    """Name this worker for an operator: host, process, and a nonce for this run attempt."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 class Recorder:
     """One run's steps in a journal; open it (taking the lease) before the first step."""
 
     def __init__(self, journal: Journal, run_id: str) -> None:
         self.journal = journal
         self.run_id = run_id
-        self.owner = _owner()
+        self.owner = new_owner()
         self.recorded: dict[str, Recorded] = {}
         self.unused: set[str] = set()
         self.unsettled: dict[int, str] = {}
@@ -234,7 +227,8 @@ class Recorder:
         return (
             f"{name}: {call.get('name')} (call id {call.get('id')}) is not idempotent; "
             "it started before the process stopped and has no recorded result, so it "
-            "may or may not have happened: check, then settle it in the journal"
+            "may or may not have happened: check, then settle it (stopkit runs settle "
+            f"{self.run_id} {name} --result TEXT, --failed TEXT or --run-again) and rerun"
         )
 
 

@@ -1,4 +1,4 @@
-"""A run's recorded steps as a rerun and an operator read them: each one checked first.
+"""A run's rows as a rerun and an operator read them: each step, and the run, checked first.
 
 A row may have been changed by hand, by another program or by a bad disk. Before a run replays
 its steps, or `stopkit runs show` prints them, every step is checked: its name is one stopkit
@@ -6,7 +6,8 @@ makes (`model_call_<turn>`, `tool_call_<turn>_<slot>`), its request a JSON objec
 (when it has one) a JSON object of its kind's shape: a model step's `{"reply": ...}` or
 `{"events": [...]}` (with `"class"` / `"classes"` where kept), a tool step's `{"content": str,
 "is_error": bool, ...}`. A damaged step is a `JournalUnreadable` naming the run and the step,
-never a `TypeError` or a `KeyError` from deep inside a replay; nothing is changed.
+never a `TypeError` or a `KeyError` from deep inside a replay; nothing is changed. A run's
+own row (`run_info`) is checked likewise: a known status, texts and times of their types.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from typing import Any
 from stopkit._errors import JournalUnreadable
 from stopkit.loop.journal._codec import loads
 from stopkit.loop.journal._names import step_turn
-from stopkit.loop.journal._protocol import Journal, StepRecord
+from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
 
-__all__ = ["Recorded", "damaged", "read_steps"]
+__all__ = ["Recorded", "damaged", "read_steps", "run_info"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,3 +118,37 @@ def _tool_result(result: dict[str, Any]) -> None:
             raise ValueError(f"its result has no {key!r}")
         if type(result[key]) is not kind:
             raise ValueError(f"its result's {key!r} is a {_kind(result[key])}")
+
+
+def run_info(where: str, row: tuple[Any, ...]) -> RunInfo:
+    """Return a run's row (the columns `runs()` reads) as a `RunInfo`, checked.
+
+    `JournalUnreadable` names a damaged one: a status stopkit does not know, a text or a time
+    of the wrong type.
+    """
+    run_id, status, termination, detail, owner, until, created, updated, steps = row
+    try:
+        known = RunStatus(status)
+    except ValueError:
+        why = f"run {run_id!r}: its status {status!r} is none stopkit knows"
+        raise JournalUnreadable(where, why) from None
+    texts = {"termination": termination, "detail": detail, "owner": owner}
+    times = {"lease_until": until, "created_at": created, "updated_at": updated}
+    for column, value in (*texts.items(), *times.items()):
+        if value is None and column in ("termination", "owner", "lease_until"):
+            continue
+        kind = str if column in texts else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            why = f"run {run_id!r}: its {column} is {value!r}"
+            raise JournalUnreadable(where, why)
+    return RunInfo(
+        run_id=run_id,
+        status=known,
+        termination=termination,
+        detail=detail,
+        owner=owner,
+        lease_until=None if until is None else float(until),
+        created_at=float(created),
+        updated_at=float(updated),
+        steps=int(steps),
+    )

@@ -14,15 +14,20 @@ Times are read from the database's clock, so workers on machines whose clocks di
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from stopkit._errors import JournalTooNew, JournalUnreadable, RunLocked
+from stopkit.loop.journal._owner import dead_here
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
+from stopkit.loop.journal._rows import run_info
 
 __all__ = ["FORMAT", "SCHEMA_VERSION", "SqlJournal"]
+
+logger = logging.getLogger("stopkit.loop")
 
 FORMAT = "stopkit-journal"
 SCHEMA_VERSION = 1
@@ -186,8 +191,10 @@ class SqlJournal:
     def acquire(self, run_id: str, owner: str) -> None:
         """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held.
 
-        An existing run's row is left as it stands (status, ending, times) until its first
-        step is recorded: a rerun refused before it records anything changes nothing.
+        A lease held by a worker process of this machine that is gone (killed) is taken over
+        at once; any other holder's lease must run out (or be broken: `unlock`). An existing
+        run's row is left as it stands (status, ending, times) until its first step is
+        recorded: a rerun refused before it records anything changes nothing.
         """
 
         def acquire(execute: Execute) -> None:
@@ -201,9 +208,28 @@ class SqlJournal:
                 (run_id, RunStatus.RUNNING.value, owner, self.lease_seconds),
             ).fetchone()
             if row is None:
-                raise self._locked(execute, run_id)
+                locked = self._locked(execute, run_id)
+                if not (dead_here(locked.owner) and self._take(execute, run_id, locked, owner)):
+                    raise locked
 
         self._do(acquire)
+
+    def _take(self, execute: Execute, run_id: str, locked: RunLocked, owner: str) -> bool:
+        """Take over the lease of a worker process of this machine that is gone (`_owner.py`)."""
+        taken = execute(
+            "UPDATE stopkit_runs SET owner = ?, lease_until = {now} + ? "
+            "WHERE run_id = ? AND owner = ?",
+            (owner, self.lease_seconds, run_id, locked.owner),
+        ).rowcount
+        if taken:
+            logger.warning(
+                "stopkit: run %r was held by %s, a process of this machine that is gone: "
+                "its lease (%.1f s left) is taken over",
+                run_id,
+                locked.owner,
+                locked.seconds_left or 0.0,
+            )
+        return bool(taken)
 
     def renew(self, run_id: str, owner: str) -> bool:
         """Extend `owner`'s lease; False when `owner` no longer holds it."""
@@ -295,7 +321,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r ORDER BY r.updated_at DESC", ()
             ).fetchall()
         )
-        return [_run_info(self.where, row) for row in rows]
+        return [run_info(self.where, row) for row in rows]
 
     def run(self, run_id: str) -> RunInfo | None:
         """Return the run, or None when there is none by that id."""
@@ -304,7 +330,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r WHERE r.run_id = ?", (run_id,)
             ).fetchone()
         )
-        return None if row is None else _run_info(self.where, row)
+        return None if row is None else run_info(self.where, row)
 
     def _unleased(self, execute: Execute, run_id: str) -> bool:
         """Raise `RunLocked` when a live worker holds the run; say whether the run exists."""
@@ -368,33 +394,3 @@ class SqlJournal:
                 raise KeyError(f"run {run_id!r} has no unsettled step {step!r}")
 
         self._do(settle)
-
-
-def _run_info(where: str, row: tuple[Any, ...]) -> RunInfo:
-    """Return a run's row as a `RunInfo`; `JournalUnreadable` names a damaged one."""
-    run_id, status, termination, detail, owner, until, created, updated, steps = row
-    try:
-        known = RunStatus(status)
-    except ValueError:
-        why = f"run {run_id!r}: its status {status!r} is none stopkit knows"
-        raise JournalUnreadable(where, why) from None
-    texts = {"termination": termination, "detail": detail, "owner": owner}
-    times = {"lease_until": until, "created_at": created, "updated_at": updated}
-    for column, value in (*texts.items(), *times.items()):
-        if value is None and column in ("termination", "owner", "lease_until"):
-            continue
-        kind = str if column in texts else (int, float)
-        if isinstance(value, bool) or not isinstance(value, kind):
-            why = f"run {run_id!r}: its {column} is {value!r}"
-            raise JournalUnreadable(where, why)
-    return RunInfo(
-        run_id=run_id,
-        status=known,
-        termination=termination,
-        detail=detail,
-        owner=owner,
-        lease_until=None if until is None else float(until),
-        created_at=float(created),
-        updated_at=float(updated),
-        steps=int(steps),
-    )

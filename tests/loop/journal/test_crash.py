@@ -128,3 +128,15 @@ def test_two_workers_racing_to_resume_a_run_exactly_one_wins(store: str, tmp_pat
     counts = Counter(lines(log))
     assert counts["tool 2.0"] == 2  # the killed call, once per worker that ran it
     assert {line: n for line, n in counts.items() if n != 1} == {"tool 2.0": 2}
+
+
+def test_a_run_whose_worker_was_killed_on_this_machine_resumes_at_once(
+    store: str, tmp_path: Path
+) -> None:
+    """SIGKILL, then a rerun on the same host: the dead process's 30 s lease is taken over."""
+    log = tmp_path / "effects.log"
+    process = worker(store, log, "--lease", "30", "--kill", "tool:2.0")
+    assert finish(process)[0] == -signal.SIGKILL  # no waiting for the lease to run out
+    status, summary = finish(worker(store, log, "--lease", "30"))
+    assert status == 0, summary
+    assert summary["termination"] == "completed"
