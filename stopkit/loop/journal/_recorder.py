@@ -78,9 +78,13 @@ class Recorder:
     def open(self) -> None:
         """Take the run's lease (`RunLocked` when a live worker holds it); read its steps."""
         self.journal.acquire(self.run_id, self.owner)
+        try:
+            self.standing = self.journal.run(self.run_id)
+            self.recorded = read_steps(self.journal, self.run_id, self.journal.steps(self.run_id))
+        except BaseException:  # a damaged row: the lease is given up, the row left as it was
+            self.leave(None)
+            raise
         HEARTBEAT.add(self)
-        self.standing = self.journal.run(self.run_id)
-        self.recorded = read_steps(self.journal, self.run_id, self.journal.steps(self.run_id))
         self.unused = set(self.recorded)
         # The calls that started and have no result (only non-idempotent calls record a
         # start), by turn: what a resumed run must not run again by itself.

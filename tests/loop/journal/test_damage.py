@@ -35,6 +35,20 @@ def execute(store: str, statement: str) -> None:
         db.execute(statement)  # type: ignore[arg-type] -- a test's own literal statement
 
 
+def owner_of(store: str) -> Any:
+    """The holder of `RUN`'s lease, read behind stopkit's back."""
+    kind, _, where = store.partition(":")
+    statement = f"SELECT owner FROM stopkit_runs WHERE run_id = '{RUN}'"
+    if kind == "sqlite":
+        with sqlite3.connect(where) as db:
+            return db.execute(statement).fetchone()[0]
+    import psycopg
+
+    with psycopg.connect(where, autocommit=True) as db:
+        row = db.execute(statement).fetchone()  # type: ignore[arg-type] -- a test's literal
+        return None if row is None else row[0]
+
+
 def go(journal: Any) -> stopkit.Outcome:
     """Two tool turns of one call each, then the answer, under `RUN`."""
     trace = Trace()
@@ -73,7 +87,7 @@ def test_a_damaged_row_is_refused_naming_the_run_and_step(
     store: str, open_journal: Callable[..., Any], capsys: pytest.CaptureFixture[str],
     statement: str, words: str, failing: tuple[str, ...],
 ) -> None:  # fmt: skip
-    """A rerun raises `JournalUnreadable`; `runs list/show` print one line and exit 2."""
+    """A rerun raises `JournalUnreadable` (its lease given up); `runs list/show` exit 2."""
     first = open_journal()
     assert go(first).termination is stopkit.Termination.COMPLETED
     first.close()
@@ -82,6 +96,8 @@ def test_a_damaged_row_is_refused_naming_the_run_and_step(
     if "rerun" in failing:
         with pytest.raises(stopkit.JournalUnreadable, match=words):
             go(open_journal())
+        if "column" not in words:  # refused after taking the lease: given up again
+            assert owner_of(store) is None
     for command in ("list", "show"):
         args = ["runs", command, "--journal", where, *([RUN] if command == "show" else [])]
         status = main(args)
