@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from stopkit._adapter import Adapter, StreamAccumulator
     from stopkit._errors import (
         AdapterNotFound,
+        AlreadyResumed,
         FilteredReply,
         InvalidRunId,
         JournalError,
@@ -106,6 +107,7 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
     "Action",
     "Adapter",
     "AdapterNotFound",
+    "AlreadyResumed",
     "Budget",
     "BudgetWarning",
     "Compacted",
@@ -194,10 +196,10 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_adapter": ("Adapter", "StreamAccumulator"),
     "_errors": (
-        "AdapterNotFound", "FilteredReply", "InvalidRunId", "JournalError", "JournalMismatch",
-        "JournalTooNew", "JournalUnreadable", "ModelCallError", "PausedReply",
-        "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
-        "UnsupportedReply",
+        "AdapterNotFound", "AlreadyResumed", "FilteredReply", "InvalidRunId", "JournalError",
+        "JournalMismatch", "JournalTooNew", "JournalUnreadable", "ModelCallError",
+        "PausedReply", "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply",
+        "UnknownStopReason", "UnsupportedReply",
     ),
     "_normalize": ("detect", "normalize", "normalize_all"),
     "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),

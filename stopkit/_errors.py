@@ -6,6 +6,7 @@ StopkitError
 ├── AdapterNotFound         an adapter name that is not registered
 ├── NoRecording             ReplayTransport has no recorded exchange for a request
 ├── ModelCallError          the loop's call_model raised (carries .outcome, the cause chained)
+├── AlreadyResumed          an Outcome awaiting approval that was resumed already (a ValueError too)
 ├── JournalError            a durable run's journal cannot be used as asked
 │   ├── JournalMismatch     a replayed step's request differs from the recorded one (.step)
 │   ├── JournalUnreadable   not a stopkit journal: corrupt, foreign (.path)
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AdapterNotFound",
+    "AlreadyResumed",
     "FilteredReply",
     "InvalidRunId",
     "JournalError",
@@ -118,6 +120,27 @@ class ModelCallError(StopkitError):
         return self.outcome.messages
 
 
+class AlreadyResumed(StopkitError, ValueError):
+    """A run awaiting approval was resumed already: each approval is used once.
+
+    `resume_loop` / `aresume_loop` go on from an `Outcome` once, however many times (or from
+    however many threads and tasks at once) they are called with it: the first resume runs
+    the approved calls, every other raises this before anything runs. `run_id` names a
+    journaled run (None for a run without a journal); `pending` holds the ids of the calls
+    the outcome waited on. To go on from where the resumed run stands, resume the `Outcome`
+    that the first resume returned.
+    """
+
+    def __init__(self, run_id: str | None, pending: Sequence[str], waiting: str) -> None:
+        self.run_id = run_id
+        self.pending = tuple(pending)
+        run = "this run" if run_id is None else f"run {run_id!r}"
+        super().__init__(
+            f"{run} {waiting} was resumed already: an approval is used once; go on from the "
+            "Outcome that the first resume returned"
+        )
+
+
 class JournalError(StopkitError):
     """A durable run's journal cannot be used as asked; the message says why."""
 
@@ -165,7 +188,9 @@ class JournalTooNew(JournalUnreadable):
 class RunLocked(JournalError):
     """Another worker holds the run's lease; `owner` names it, `seconds_left` its lease.
 
-    A lease is renewed while its worker runs; a worker that died loses it when it expires.
+    A lease is renewed while its worker runs; a worker that died loses it when it expires
+    (`lease_seconds=` of the journal), or at once when it was a process of the same machine.
+    `stopkit runs unlock RUN_ID` breaks a lease by hand.
     """
 
     def __init__(self, run_id: str, owner: str | None, seconds_left: float | None) -> None:
@@ -173,7 +198,12 @@ class RunLocked(JournalError):
         self.owner = owner
         self.seconds_left = seconds_left
         left = "" if seconds_left is None else f" (its lease has {seconds_left:.1f} s left)"
-        super().__init__(f"run {run_id!r} is being run by {owner or 'another worker'}{left}")
+        wait = "its lease runs out" if seconds_left is None else f"{seconds_left:.0f} s"
+        super().__init__(
+            f"run {run_id!r} is being run by {owner or 'another worker'}{left}; if that worker "
+            f"died, retry in {wait} (a journal with a shorter lease_seconds= frees a dead "
+            f"worker's runs sooner), or break its lease: stopkit runs unlock {run_id}"
+        )
 
 
 class InvalidRunId(JournalError, TypeError):

@@ -43,6 +43,7 @@ def _errors_to_pickle() -> list[Exception]:
         _errors.JournalTooNew("runs.db", 9, 1),
         _errors.RunLocked("order-7", "host:1:ab", 12.5),
         _errors.InvalidRunId(42, "not a str"),
+        _errors.AlreadyResumed("order-7", ["toolu_1"], "awaiting approval of refund (toolu_1)"),
         _errors.StopReasonError(stop),
         _errors.TruncatedReply(stop),
         _errors.FilteredReply(stop),

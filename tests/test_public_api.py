@@ -34,6 +34,7 @@ def test_all_is_pinned_and_sorted() -> None:
         # the loop's controls: budget, compaction, hooks, permissions and approval
         "Budget", "BudgetWarning", "Compacted", "Defer", "HookStopped", "ModelCallContext",
         "Spent", "ToolDeferred", "ToolDenied", "UsageUnknown", "aresume_loop", "resume_loop",
+        "AlreadyResumed",
     }  # fmt: skip
     assert set(stopkit.__all__) == expected
     assert list(stopkit.__all__) == sorted(stopkit.__all__)

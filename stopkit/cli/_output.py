@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 from typing import Any, TextIO
 
-__all__ = ["EXIT_OK", "EXIT_UNKNOWN", "EXIT_UNREADABLE", "Pipe", "paint", "use_colour"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_UNKNOWN",
+    "EXIT_UNREADABLE",
+    "Pipe",
+    "paint",
+    "terminal_safe",
+    "use_colour",
+]
 
 EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE = 0, 1, 2
 
@@ -13,6 +21,22 @@ EXIT_OK, EXIT_UNKNOWN, EXIT_UNREADABLE = 0, 1, 2
 def use_colour(stream: TextIO) -> bool:
     """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
     return stream.isatty() and "NO_COLOR" not in os.environ
+
+
+def terminal_safe(text: str) -> str:
+    r"""Return `text` with each character a terminal would act on written as its escape.
+
+    Controls (ANSI and OSC sequences start with ESC), format characters (bidi overrides and
+    isolates) and separators other than the space are written as `repr` writes them, the way
+    `stopkit normalize` prints a reply's text: a model or a tool cannot drive the terminal.
+
+    Example:
+        >>> terminal_safe("ok \x1b[2J\u202e")
+        'ok \\x1b[2J\\u202e'
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def paint(text: str, code: str, on: bool) -> str:

@@ -13,7 +13,7 @@ the run (`stopped_by_hook`): the call and those not started yet are answered `no
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -21,7 +21,7 @@ from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop._runner import deadline_passed, error_result, seconds_left
 from stopkit.loop.events import HookStopped, LoopEvent, ToolDeferred, ToolDenied
 
-__all__ = ["Approval", "Defer", "Deferred", "Halted", "ToolGate", "check_approvals"]
+__all__ = ["Approval", "Defer", "Deferred", "Halted", "ToolGate", "awaiting", "check_approvals"]
 
 DEADLINE_PASSED = "not run: the run's deadline has passed"
 
@@ -86,6 +86,16 @@ def check_approvals(approvals: Any, name: str = "approvals") -> dict[str, bool |
             )
         checked[call_id] = decision
     return checked
+
+
+def awaiting(calls: Sequence[ToolCall]) -> str:
+    """Say which calls a run waits on a person for.
+
+    Example:
+        >>> awaiting([ToolCall(id="t1", name="transfer", arguments={})])
+        'awaiting approval of transfer (t1)'
+    """
+    return "awaiting approval of " + ", ".join(f"{call.name} ({call.id})" for call in calls)
 
 
 def _sync(value: Any, hook: str) -> Any:

@@ -357,6 +357,9 @@ def resume_loop(outcome: Outcome, approvals: Mapping[str, bool | str]) -> Outcom
     (`ValueError` naming the ids). The resumed run has a fresh `deadline`. A journaled run is
     run again under its `run_id`, the journal replaying it up to the paused turn.
 
+    An outcome resumes once: a second resume (also a concurrent one, from another thread or
+    task) raises `AlreadyResumed` before anything runs, so an approved call runs once.
+
     Example:
         >>> outcome = stopkit.run_loop(call_model, prompt, tools=tools,
         ...                            approve=lambda call: stopkit.Defer())  # doctest: +SKIP

@@ -8,15 +8,21 @@ same turn's handler with the same reply — the model is not called again for it
 calls that ran with their results, and decides the deferred ones by the approvals given. A
 journaled run is resumed by a rerun of its `run_id` instead (the journal replays the turn), with
 the approvals given ahead (`approvals=`).
+
+A paused run is resumed once: `Paused.take` is the one resume, taken before the resumed run
+is built (atomically: two threads, or two tasks of one event loop, cannot both take it); any
+later resume of the outcome, or of a copy of it, raises `AlreadyResumed` and runs nothing.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from stopkit.loop._approval import check_approvals
+from stopkit._errors import AlreadyResumed
+from stopkit.loop._approval import awaiting, check_approvals
 from stopkit.loop._run import Run
 from stopkit.loop.events import Outcome, Termination, ToolRun
 
@@ -33,6 +39,19 @@ class Paused:
     """The overrides of the paused turn's model call (its handler's `ctx.overrides`)."""
     done: dict[int, ToolRun]
     """The calls of the paused turn that have their result, by slot."""
+    resumed: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+    """Held from the first resume on: the approvals of a paused run are used once."""
+
+    def take(self) -> None:
+        """Take the one resume of this paused run; `AlreadyResumed` when it was taken."""
+        if not self.resumed.acquire(blocking=False):
+            run = self.run
+            journaled = run.recorder is not None
+            raise AlreadyResumed(
+                run.settings.run_id if journaled else None,
+                [call.id for call in run.pending_calls],
+                awaiting(run.pending_calls),
+            )
 
 
 def paused_of(outcome: Any, approvals: Any) -> tuple[Paused, dict[str, bool | str]]:
@@ -79,8 +98,10 @@ def restore(paused: Paused, approvals: Mapping[str, bool | str], *, is_async: bo
 
     A journaled run is run again under its `run_id` (replaying the journal up to the paused
     turn), the approvals given ahead. Otherwise the new run starts as the paused one stood, at
-    the paused turn's handler: a fresh `deadline`, everything else carried over.
+    the paused turn's handler: a fresh `deadline`, everything else carried over. Raises
+    `AlreadyResumed` when `paused` was resumed before.
     """
+    paused.take()
     old = paused.run
     settings = old.settings
     if old.recorder is not None:

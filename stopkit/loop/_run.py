@@ -19,15 +19,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
-from stopkit._normalize import _decode, detect
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
-from stopkit.loop._approval import ToolGate
+from stopkit.loop._approval import ToolGate, awaiting
 from stopkit.loop._budget import Tally
 from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
@@ -38,7 +38,7 @@ from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages, unshaped_prompt
-from stopkit.loop._streams import Streamed, read_stream
+from stopkit.loop._streams import Streamed, read_reply, read_stream
 from stopkit.loop.events import (
     Escalated,
     Escalation,
@@ -56,6 +56,7 @@ from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop.journal._codec import reply_json
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
+from stopkit.loop.journal._replies import recordable
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
 
@@ -201,6 +202,7 @@ class Run:
         call failed and no retry is left.
         """
         recorder = self.recorder
+        known = self.adapter  # what a rerun knows when it reads this step back
         if recorder is not None:
             recorded = recorder.model(self.turn, messages, overrides)
             if recorded is not None:
@@ -215,13 +217,12 @@ class Run:
         if self.obs is not None:
             self.obs.model_replied(stop, type(reply) is Streamed)
         if recorder is not None:
-            try:
+            if not self.unsupported:  # kept so that a rerun reads it to this `stop`, or refused
+                recorder.record_model(self.turn, recordable(reply, stop, known))
+                return stop
+            # No JSON form either: the run ends as unknown now, and a rerun makes this call again.
+            with suppress(JournalError):
                 recorder.record_model(self.turn, reply_json(reply))
-            except JournalError:
-                if not self.unsupported:
-                    raise
-                # A reply stopkit cannot read and that has no JSON form: the run ends as
-                # unknown now, and a rerun makes this call again.
         return stop
 
     def attempts(
@@ -289,16 +290,13 @@ class Run:
         """
         if type(reply) is Streamed:
             return self.streamed(reply)
-        adapter = self.adapter
         try:
-            reply = _decode(reply)
-            if adapter is None:
-                adapter = self.adopt(detect(reply))
-            elif not adapter.detects(reply):
-                raise UnsupportedReply(reply, [adapter.name], f"not a {adapter.name} reply")
+            adapter, stop = read_reply(reply, self.adapter)
         except UnsupportedReply as exc:
-            return self.unreadable(reply, exc)
-        return adapter.normalize(reply)
+            return self.unreadable(exc.reply, exc)
+        if self.adapter is None:
+            self.adopt(adapter)
+        return stop
 
     def streamed(self, streamed: Streamed) -> Stop:
         """Return the `Stop` of a streamed reply the shell has read."""
@@ -395,6 +393,5 @@ class Run:
         if self.stopped_by is not None:
             return self.stopped_by.reason
         if self.pending_calls:
-            waiting = ", ".join(f"{call.name} ({call.id})" for call in self.pending_calls)
-            return f"awaiting approval of {waiting}"
+            return awaiting(self.pending_calls)
         return text

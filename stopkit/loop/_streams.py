@@ -1,4 +1,4 @@
-"""Reading a streamed reply: what `call_model` may return instead of a whole reply.
+"""Reading a reply: a whole one (`read_reply`), or a stream `call_model` returned instead.
 
 A `call_model` may return an SDK stream object (`stream=True`; anthropic's `messages.stream()`
 manager too), a generator or any iterable of events, or (in `arun_loop`) an async one. The
@@ -8,6 +8,10 @@ reply's, and its `raw` the reply rebuilt from the events, which `assistant_messa
 With `on_text` set, each piece of visible text is handed to it as it arrives: the new pieces of
 the accumulator's `text_pieces()` where it has one (linear in the stream), else the growth of
 the accumulated `Stop.text` (a `result()` per event: quadratic in a long stream).
+
+A whole reply is read by `read_reply`: its adapter's, once the run knows it, else the one that
+detects it. The run reads its live replies so, and a durable run its recorded ones, and checks
+with it that a reply it records reads back the same (`journal/_replies.py`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,18 @@ from typing import Any
 
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
+from stopkit._normalize import _decode, detect
 from stopkit._stop import Stop
 from stopkit._stream import detect_stream
 
-__all__ = ["Streamed", "aread_stream", "is_async_stream", "is_sync_stream", "read_stream"]
+__all__ = [
+    "Streamed",
+    "aread_stream",
+    "is_async_stream",
+    "is_sync_stream",
+    "read_reply",
+    "read_stream",
+]
 
 # What is a whole reply (or its JSON body), even where it is iterable.
 _REPLIES = (dict, str, bytes, bytearray, memoryview, Mapping)
@@ -38,6 +50,24 @@ class Streamed:
     """What `call_model` returned."""
     events: list[Any] | None = None
     """The events read, in order, when they were asked to be kept."""
+
+
+def read_reply(reply: Any, adapter: Adapter | None) -> tuple[Adapter, Stop]:
+    """Read a whole reply with `adapter` (None: the one that detects it); return both.
+
+    Raises `UnsupportedReply` for a value no adapter detects (text, a dict of no known shape),
+    or, with `adapter` given, a reply its `detects` refuses (another provider's).
+
+    Example:
+        >>> read_reply({"type": "message", "content": [], "stop_reason": "end_turn"}, None)[0].name
+        'anthropic'
+    """
+    reply = _decode(reply)
+    if adapter is None:
+        adapter = detect(reply)
+    elif not adapter.detects(reply):
+        raise UnsupportedReply(reply, [adapter.name], f"not a {adapter.name} reply")
+    return adapter, adapter.normalize(reply)
 
 
 def _is_reply(value: Any) -> bool:

@@ -144,18 +144,76 @@ def test_a_run_deferred_in_a_later_turn_resumes_there(mode: str) -> None:
     assert len(model.calls) == len(whole_model.calls) == 3
 
 
-def test_the_same_outcome_resumes_twice_independently() -> None:
-    """Two resumes of one outcome (say, to compare) do not share state."""
+@pytest.mark.parametrize("mode", MODES)
+def test_an_outcome_resumes_once_and_a_second_resume_names_the_run(mode: str) -> None:
+    """One approval, one call: a second resume of the same outcome raises `AlreadyResumed`.
+
+    It raises whatever the second decision is, before anything runs; a copy of the outcome
+    is the same paused run. The outcome itself is left as it was.
+    """
     p = PROVIDERS[1]
-    replies = script_of(p)
-    model = ScriptedModel([replies[0], *replies[1:], *replies[1:]])
-    paused = start("run_loop", model, p, defer_tokyo)
-    denied = stopkit.resume_loop(paused, {"call_t": "no"})
-    approved = stopkit.resume_loop(paused, {"call_t": True})
-    assert [run.result.content for run in denied.tool_runs][1] == "denied: no"
-    assert not approved.tool_runs[1].result.is_error
-    assert len(denied.tool_runs) == len(approved.tool_runs) == 3
-    assert paused.termination is Termination.AWAITING_APPROVAL  # the outcome is left as it was
+    tool = Counted()
+    model = ScriptedModel(script_of(p))
+    paused = start(mode, model, p, defer_tokyo, tool=tool)
+    resumed = resume(mode, paused, {"call_t": True})
+    calls = len(model.calls)
+    for again, decision in ((paused, True), (paused, "no"), (dataclasses.replace(paused), True)):
+        with pytest.raises(stopkit.AlreadyResumed, match=r"awaiting approval of get_weather "
+                           r"\(call_t\) was resumed already") as raised:  # fmt: skip
+            resume(mode, again, {"call_t": decision})
+        assert raised.value.run_id is None
+    assert tool.cities == ["Paris", "Tokyo", "Rome"]  # Tokyo once
+    assert len(model.calls) == calls
+    assert resumed.termination is Termination.COMPLETED
+    assert paused.termination is Termination.AWAITING_APPROVAL
+
+
+def test_a_bad_decision_does_not_use_the_resume_up() -> None:
+    """A resume refused for its approvals leaves the outcome resumable."""
+    paused = _paused()
+    with pytest.raises(ValueError, match="no decision"):
+        stopkit.resume_loop(paused, {})
+    assert stopkit.resume_loop(paused, {"call_t": True}).termination is Termination.COMPLETED
+
+
+def test_concurrent_resumes_run_the_approved_call_once() -> None:
+    """Two `aresume_loop`s of one outcome at once: one goes on, one raises; Tokyo runs once."""
+    import asyncio
+
+    p = PROVIDERS[0]
+    tool = Counted()
+    paused = start("arun_loop", ScriptedModel(script_of(p)), p, defer_tokyo, tool=tool)
+
+    async def both() -> list[Any]:
+        return await asyncio.gather(
+            stopkit.aresume_loop(paused, {"call_t": True}),
+            stopkit.aresume_loop(paused, {"call_t": True}),
+            return_exceptions=True,
+        )
+
+    results = arun(both())
+    assert sorted(type(r).__name__ for r in results) == ["AlreadyResumed", "Outcome"]
+    assert tool.cities == ["Paris", "Tokyo", "Rome"]
+
+
+def test_resumes_from_threads_run_the_approved_call_once() -> None:
+    """`resume_loop` from several threads at once: exactly one resumes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    p = PROVIDERS[2]
+    tool = Counted()
+    paused = start("run_loop", ScriptedModel(script_of(p)), p, defer_tokyo, tool=tool)
+
+    def resume_once(_: int) -> str:
+        try:
+            return type(stopkit.resume_loop(paused, {"call_t": True})).__name__
+        except stopkit.AlreadyResumed:
+            return "AlreadyResumed"
+
+    with ThreadPoolExecutor(4) as pool:
+        results = sorted(pool.map(resume_once, range(4)))
+    assert results == ["AlreadyResumed"] * 3 + ["Outcome"]
+    assert tool.cities.count("Tokyo") == 1
 
 
 def test_every_deferred_call_of_a_turn_is_pending() -> None:

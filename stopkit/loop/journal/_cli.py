@@ -1,7 +1,10 @@
-"""`stopkit runs list|show|delete --journal ...`: where each durable run stands, and why.
+"""`stopkit runs list|show|delete|unlock|settle --journal ...`: where each run stands, and why.
 
 `register(commands)` adds the `runs` sub-command to the `stopkit` parser; `run_runs` carries
-it out. `--journal` is a SQLite file or a PostgreSQL DSN (`postgresql://...`).
+it out. `--journal` is a SQLite file or a PostgreSQL DSN (`postgresql://...`). Besides looking,
+an operator can delete a run, break the lease of a worker known to be gone (`unlock`), and
+settle a call that needs attention (`settle`: the result a person found out, a failure, or
+"run it again").
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from stopkit._errors import JournalError, RunLocked
-from stopkit.loop.journal._codec import loads
-from stopkit.loop.journal._protocol import Journal, RunInfo, StepRecord
+from stopkit.cli._output import terminal_safe
+from stopkit.loop.journal._protocol import RunInfo
+from stopkit.loop.journal._rows import Recorded, read_steps
+from stopkit.loop.journal._sql import SqlJournal
 
 __all__ = ["open_journal", "register", "run_runs"]
 
 EXIT_OK, EXIT_NOT_FOUND, EXIT_ERROR = 0, 1, 2
 
 
-def open_journal(where: str) -> Journal:
+def open_journal(where: str) -> SqlJournal:
     """Open a journal by its address: a PostgreSQL DSN, or the path of a SQLite file.
 
     Example:
@@ -53,28 +58,30 @@ def _run_json(info: RunInfo) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _step_summary(step: StepRecord) -> str:
+def _step_summary(found: Recorded) -> str:
     """Say in a few words what a step recorded: the reply's stop, or the tool's result."""
-    if step.result is None:
+    result = found.result
+    if result is None:
         return "started, no result recorded: it may or may not have happened"
-    result = loads(step.result)
-    if "content" in result:
-        kind = "error" if result.get("is_error") else "result"
+    if found.kind == "tool":
+        kind = "error" if result["is_error"] else "result"
         content = str(result["content"]).replace("\n", " ")
-        return f"{kind}: {content[:80]}{'…' if len(content) > 80 else ''}"
+        return f"{kind}: {terminal_safe(content[:80])}{'…' if len(content) > 80 else ''}"
     try:
         from stopkit._normalize import normalize
         from stopkit._stream import normalize_stream
+        from stopkit.loop.journal._replies import replayable
 
-        events = result.get("events")
-        stop = normalize_stream(events) if events is not None else normalize(result["reply"])
-    except Exception as exc:  # a reply only the run's own adapter reads
+        replay = replayable(result)
+        events = replay.get("events")
+        stop = normalize_stream(events) if events is not None else normalize(replay["reply"])
+    except Exception as exc:  # a reply only the run's own adapter reads, or its own framework
         return f"reply recorded ({type(exc).__name__} reading it here)"
     calls = f", {len(stop.tool_calls)} tool call(s)" if stop.tool_calls else ""
     return f"{stop.reason.value}{f' ({stop.detail})' if stop.detail else ''}{calls}"
 
 
-def _list(journal: Journal, args: argparse.Namespace, out: TextIO) -> int:
+def _list(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     runs = journal.runs()
     if args.json:
         json.dump([_run_json(info) for info in runs], out, indent=2)
@@ -83,48 +90,78 @@ def _list(journal: Journal, args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"{'run id':<24} {'status':<16} {'termination':<16} {'steps':>5}  updated (UTC)\n")
     for info in runs:
         out.write(
-            f"{info.run_id:<24} {info.status.value:<16} {info.termination or '-':<16} "
-            f"{info.steps:>5}  {_when(info.updated_at)}\n"
+            f"{terminal_safe(info.run_id):<24} {info.status.value:<16} "
+            f"{terminal_safe(info.termination or '-'):<16} {info.steps:>5}  "
+            f"{_when(info.updated_at)}\n"
         )
     return EXIT_OK
 
 
-def _show(journal: Journal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _show(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = journal.run(args.run_id)
     if info is None:
         err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
         return EXIT_NOT_FOUND
-    steps = journal.steps(args.run_id)
+    steps = read_steps(journal, args.run_id, journal.steps(args.run_id)).values()
     if args.json:
         data = _run_json(info)
         data["steps"] = [
-            {"name": s.name, "request": loads(s.request),
-             "result": None if s.result is None else loads(s.result),
-             "recorded_at": s.recorded_at}
+            {"name": s.step.name, "request": s.request, "result": s.result,
+             "recorded_at": s.step.recorded_at}
             for s in steps
         ]  # fmt: skip
         json.dump(data, out, indent=2)
         out.write("\n")
         return EXIT_OK
-    lease = f"held by {info.owner} until {_when(info.lease_until)}" if info.owner else "free"
+    owner = terminal_safe(info.owner or "")
+    lease = f"held by {owner} until {_when(info.lease_until)}" if info.owner else "free"
+    ending = f" ({terminal_safe(info.termination)})" if info.termination else ""
     out.write(
-        f"run {info.run_id}: {info.status.value}"
-        f"{f' ({info.termination})' if info.termination else ''}\n"
+        f"run {terminal_safe(info.run_id)}: {info.status.value}{ending}\n"
         f"  created {_when(info.created_at)}, updated {_when(info.updated_at)}; lease {lease}\n"
     )
-    if info.detail:
-        out.write(f"  {info.detail}\n")
+    if info.detail:  # the final text (the model's), or why the run stopped
+        out.write(f"  {terminal_safe(info.detail)}\n")
     for step in steps:
-        out.write(f"  {step.name:<18} {_step_summary(step)}\n")
+        out.write(f"  {step.step.name:<18} {_step_summary(step)}\n")
     return EXIT_OK
 
 
-def _delete(journal: Journal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _delete(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not journal.delete(args.run_id):
         err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
         return EXIT_NOT_FOUND
-    out.write(f"deleted run {args.run_id}\n")
+    out.write(f"deleted run {terminal_safe(args.run_id)}\n")
     return EXIT_OK
+
+
+def _unlock(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    info = journal.run(args.run_id)
+    if info is None:
+        err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
+        return EXIT_NOT_FOUND
+    run_id = terminal_safe(args.run_id)
+    if info.owner is None or not journal.unlock(args.run_id):
+        out.write(f"run {run_id} holds no lease\n")
+    else:
+        out.write(f"unlocked run {run_id} (it was held by {terminal_safe(info.owner)})\n")
+    return EXIT_OK
+
+
+def _settle(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    content = args.result if args.failed is None else args.failed
+    try:
+        journal.settle(args.run_id, args.step, content, is_error=args.failed is not None)
+    except KeyError as exc:
+        err.write(f"stopkit: {terminal_safe(str(exc.args[0]))}\n")
+        return EXIT_NOT_FOUND
+    how = "to run again" if content is None else ("as failed" if args.failed else "with a result")
+    out.write(f"settled {terminal_safe(args.step)} of run {terminal_safe(args.run_id)} {how}; "
+              "rerun the run to go on\n")  # fmt: skip
+    return EXIT_OK
+
+
+_ACTIONS = {"list": _list, "show": _show, "delete": _delete, "unlock": _unlock, "settle": _settle}
 
 
 def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -132,40 +169,51 @@ def run_runs(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         journal = open_journal(args.journal)
     except (JournalError, ImportError) as exc:
-        err.write(f"stopkit: {exc}\n")
+        err.write(f"stopkit: {terminal_safe(str(exc))}\n")
         return EXIT_ERROR
     try:
-        if args.action == "list":
-            return _list(journal, args, out)
-        if args.action == "show":
-            return _show(journal, args, out, err)
-        return _delete(journal, args, out, err)
+        return _ACTIONS[args.action](journal, args, out, err)
     except (RunLocked, JournalError) as exc:
-        err.write(f"stopkit: {exc}\n")
+        err.write(f"stopkit: {terminal_safe(str(exc))}\n")
         return EXIT_ERROR
     finally:
         journal.close()
 
 
 def register(commands: Any) -> None:
-    """Add the `runs` sub-command (list, show, delete) to the `stopkit` parser's sub-commands."""
+    """Add the `runs` sub-command (list, show, delete, unlock, settle) to the `stopkit` parser."""
     runs = commands.add_parser(
         "runs",
-        help="list, show or delete the durable runs in a journal",
+        help="list, show, delete, unlock or settle the durable runs in a journal",
         description="Where each durable run stands, and why. Exit status: 0, 1 when the run "
-        "is not in the journal, 2 when the journal cannot be used.",
+        "(or the step to settle) is not in the journal, 2 when the journal cannot be used.",
     )
     actions = runs.add_subparsers(dest="action", required=True)
     for name, text in (
         ("list", "list every run, the most recently updated first"),
         ("show", "show a run's status and each recorded step"),
         ("delete", "delete a run and its steps (refused while a worker holds it)"),
+        ("unlock", "break a run's lease, once its worker is known to be gone"),
+        ("settle", "settle a call that needs attention: its result, a failure, or run it again"),
     ):
         action = actions.add_parser(name, help=text)
         action.add_argument("--journal", required=True,
                             help="the SQLite file, or a PostgreSQL DSN (postgresql://...)")
         if name != "list":
             action.add_argument("run_id", help="the run's id")
-        if name != "delete":
+        if name in ("list", "show"):
             action.add_argument("--json", action="store_true", help="print JSON")
+        if name == "settle":
+            _settle_arguments(action)
     runs.set_defaults(run=run_runs)
+
+
+def _settle_arguments(action: argparse.ArgumentParser) -> None:
+    action.add_argument("step", help="the step that needs attention (tool_call_<turn>_<slot>)")
+    outcome = action.add_mutually_exclusive_group(required=True)
+    outcome.add_argument("--result", metavar="TEXT",
+                         help="it happened: the result the model is sent for it")  # fmt: skip
+    outcome.add_argument("--failed", metavar="TEXT",
+                         help="it failed: the error the model is sent for it")  # fmt: skip
+    outcome.add_argument("--run-again", action="store_true",
+                         help="it did not happen: the rerun runs it")  # fmt: skip

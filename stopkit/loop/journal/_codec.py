@@ -3,14 +3,18 @@
 A request is compared, not replayed, so it is stored in a canonical form: keys sorted, keys
 whose value is null left out (an SDK object dumped with its unset fields, and the dict a
 replayed reply gives, then agree), SDK objects dumped by their wire names, bytes as base64,
-classes and functions by their qualified names. The messages are kept as a SHA-256 digest of
-that form (a transcript can be megabytes), the overrides in full (an operator reads them).
+classes and functions by their qualified names. A pydantic-ai message's `timestamp`s are left
+out: pydantic-ai stamps a message (and each of its parts) with the time it was made, so the
+same prompt and the same tool results, made again by a rerun, would never compare equal. The
+messages are kept as a SHA-256 digest of that form (a transcript can be megabytes), the
+overrides in full (an operator reads them).
 
 A result is replayed, so it is kept as it was: a reply as its JSON body (an SDK object
 dumped with `model_dump(mode="json", by_alias=True, exclude_none=True)`, which its adapter
 reads as it reads the wire; without the null fields, as the adapters send an SDK reply back,
 so a replayed transcript is the live one), a stream as the list of its events, a tool result
-as its content, error flag and value.
+as its content, error flag and value. A reply whose JSON its adapter reads otherwise is kept
+with its class too, and checked to read back the same (`_replies.py`).
 """
 
 from __future__ import annotations
@@ -84,7 +88,18 @@ def canonical(value: Any) -> Any:
             f"a {kind.__module__}.{kind.__qualname__} in a journaled request has no JSON form "
             "to record (keep messages and overrides to JSON data, SDK objects, bytes)"
         ) from None
+    if kind.__module__.startswith("pydantic_ai."):  # a dataclass stamped when it was made
+        plain = _untimed(plain)
     return canonical(plain)
+
+
+def _untimed(value: Any) -> Any:
+    """Return `value` (plain JSON data) without the `timestamp` keys of its objects."""
+    if type(value) is dict:
+        return {k: _untimed(v) for k, v in value.items() if k != "timestamp"}
+    if type(value) is list:
+        return [_untimed(item) for item in value]
+    return value
 
 
 def dumps(value: Any, *, sort_keys: bool = True) -> str:
@@ -202,9 +217,8 @@ def tool_result_json(result: ToolResult, seconds: float) -> str:
     )  # fmt: skip
 
 
-def tool_result(call: ToolCall, recorded: str) -> ToolResult:
-    """Return the `ToolResult` a tool step recorded for `call`."""
-    data = loads(recorded)
+def tool_result(call: ToolCall, data: dict[str, Any]) -> ToolResult:
+    """Return the `ToolResult` a tool step recorded for `call` (its result, parsed, checked)."""
     return _fast_tool_result(
         {
             "call_id": call.id,

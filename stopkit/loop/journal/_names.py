@@ -9,9 +9,12 @@ span, an idempotency key for the model call) can read it.
 
 from __future__ import annotations
 
+import re
 from contextvars import ContextVar
 
-__all__ = ["CURRENT_STEP", "current_step", "model_step", "tool_step"]
+__all__ = ["CURRENT_STEP", "current_step", "model_step", "step_turn", "tool_step"]
+
+_STEP = re.compile(r"(model)_call_(\d+)|(tool)_call_(\d+)_\d+")
 
 CURRENT_STEP: ContextVar[str | None] = ContextVar("stopkit_current_step", default=None)
 """The name of the step being made in this context (None: none)."""
@@ -35,6 +38,20 @@ def tool_step(turn: int, slot: int) -> str:
         'tool_call_3_0'
     """
     return f"tool_call_{turn}_{slot}"
+
+
+def step_turn(name: str) -> tuple[str, int] | None:
+    """Return the kind (`model`, `tool`) and the turn of a step's name; None: no step's name.
+
+    Example:
+        >>> step_turn("tool_call_3_0"), step_turn("tool_call_one")
+        (('tool', 3), None)
+    """
+    found = _STEP.fullmatch(name) if type(name) is str and len(name) < 64 else None
+    if found is None:
+        return None
+    model, model_turn, _, tool_turn = found.groups()
+    return ("model", int(model_turn)) if model else ("tool", int(tool_turn))
 
 
 def current_step() -> str | None:

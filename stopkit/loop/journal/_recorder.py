@@ -10,10 +10,7 @@ The process's heartbeat renews the run's lease while the run is open (`_heartbea
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +27,10 @@ from stopkit.loop.journal._codec import (
 )
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
-from stopkit.loop.journal._protocol import Journal, RunStatus, StepRecord
+from stopkit.loop.journal._owner import new_owner
+from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
+from stopkit.loop.journal._replies import Unreplayable, replayable
+from stopkit.loop.journal._rows import Recorded, damaged, read_steps
 
 __all__ = ["Recorder", "status_for"]
 
@@ -53,19 +53,14 @@ def status_for(termination: str) -> RunStatus:
     return _STATUS.get(termination, RunStatus.FINISHED)
 
 
-def _owner() -> str:
-    """Name this worker for an operator: host, process, and a nonce for this run attempt."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
-
-
 class Recorder:
     """One run's steps in a journal; open it (taking the lease) before the first step."""
 
     def __init__(self, journal: Journal, run_id: str) -> None:
         self.journal = journal
         self.run_id = run_id
-        self.owner = _owner()
-        self.recorded: dict[str, StepRecord] = {}
+        self.owner = new_owner()
+        self.recorded: dict[str, Recorded] = {}
         self.unused: set[str] = set()
         self.unsettled: dict[int, str] = {}
         self.pending: str | None = None  # the request of the model call being made
@@ -73,21 +68,30 @@ class Recorder:
         self.every = journal.lease_seconds / 3
         self.renewed = 0.0
         self.released = False
+        # How the run stood when this attempt took it (None: unread), and whether the attempt
+        # has written a step since: one that raises before it does leaves the row as it stood.
+        self.standing: RunInfo | None = None
+        self.wrote = False
 
     # --- the run's lease --------------------------------------------------------------------
 
     def open(self) -> None:
         """Take the run's lease (`RunLocked` when a live worker holds it); read its steps."""
         self.journal.acquire(self.run_id, self.owner)
-        self.recorded = {step.name: step for step in self.journal.steps(self.run_id)}
+        try:
+            self.standing = self.journal.run(self.run_id)
+            self.recorded = read_steps(self.journal, self.run_id, self.journal.steps(self.run_id))
+        except BaseException:  # a damaged row: the lease is given up, the row left as it was
+            self.leave(None)
+            raise
+        HEARTBEAT.add(self)
         self.unused = set(self.recorded)
         # The calls that started and have no result (only non-idempotent calls record a
         # start), by turn: what a resumed run must not run again by itself.
         self.unsettled = {}
-        for name, step in reversed(self.recorded.items()):
-            if step.result is None and name.startswith("tool_call_"):
-                self.unsettled[int(name.split("_")[2])] = name
-        HEARTBEAT.add(self)
+        for name, found in reversed(self.recorded.items()):
+            if found.result is None and found.kind == "tool":
+                self.unsettled[found.turn] = name
 
     def renew(self) -> bool:
         """Renew the lease (the heartbeat calls this); False when it was lost."""
@@ -101,6 +105,7 @@ class Recorder:
 
     def _record(self, step: StepRecord) -> None:
         """Write a step (which renews the lease too)."""
+        self.wrote = True
         self.journal.record(self.run_id, self.owner, step)
         self.renewed = time.monotonic()
 
@@ -116,7 +121,7 @@ class Recorder:
                 first,
                 f"the run ended ({termination}) without reaching this recorded step: the "
                 "code, the handlers or the tools take another path than when it was recorded",
-                self.recorded[first].request,
+                self.recorded[first].step.request,
                 None,
             )
         self.release(status_for(termination), termination, detail)
@@ -130,39 +135,64 @@ class Recorder:
         self.journal.release(self.run_id, self.owner, status, termination, detail[:MAX_DETAIL])
 
     def close(self) -> None:
-        """Give the lease up if the run did not (it raised): it stays resumable."""
-        if not self.released:
-            try:
+        """Give the lease up if the run did not (it raised): it stays resumable.
+
+        A run this attempt changed (or began) is kept `interrupted`; one it left as it was (a
+        rerun refused with `JournalMismatch`, a damaged row) keeps its row as it stood.
+        """
+        if self.released:
+            return
+        standing = self.standing
+        try:
+            if self.wrote or (standing is not None and standing.status is RunStatus.RUNNING):
                 self.release(RunStatus.INTERRUPTED, None, "the run raised; rerun to resume it")
-            except Exception:  # the error that ended the run matters more
-                logger.exception("stopkit: releasing run %r failed", self.run_id)
+            else:
+                self.leave(standing)
+        except Exception:  # the error that ended the run matters more
+            logger.exception("stopkit: releasing run %r failed", self.run_id)
+
+    def leave(self, standing: RunInfo | None) -> None:
+        """Give the lease up, the run's row left as it stood (`standing`, when it was read)."""
+        HEARTBEAT.remove(self)
+        self.released = True
+        unlock = getattr(self.journal, "unlock", None)
+        if callable(unlock):
+            unlock(self.run_id, self.owner)
+        elif standing is not None:  # a journal of another kind: its row as it stood
+            self.journal.release(self.run_id, self.owner, standing.status,
+                                 standing.termination, standing.detail)  # fmt: skip
 
     # --- steps ------------------------------------------------------------------------------
 
     def _replay(
         self, name: str, request: str, why: Callable[[dict[str, Any], dict[str, Any]], str]
-    ) -> StepRecord | None:
-        step = self.recorded.get(name)
-        if step is None:
+    ) -> dict[str, Any] | None:
+        """Return the recorded result of the step `name` (None: not recorded, or no result)."""
+        found = self.recorded.get(name)
+        if found is None:
             return None
-        if step.request != request:
-            recorded, now = loads(step.request), loads(request)
-            raise JournalMismatch(name, why(recorded, now), recorded, now)
+        if found.step.request != request:
+            now = loads(request)
+            raise JournalMismatch(name, why(found.request, now), found.request, now)
         self.unused.discard(name)
-        return step
+        return found.result
 
     def model(self, turn: int, messages: Any, overrides: Any) -> Any:
         """Return the recorded result of the model call of `turn` (None: make it live).
 
-        The result is `{"reply": <JSON body>}` or `{"events": [<JSON event>, ...]}`.
+        The result is `{"reply": ...}` or `{"events": [...]}`: the JSON kept, or the objects
+        rebuilt from it (`_replies.py`). `JournalUnreadable` names a damaged step.
         """
         request = model_request(self.transcript.of(messages), overrides)
         name = model_step(turn)
-        step = self._replay(name, request, _model_difference)
-        if step is None or step.result is None:
+        result = self._replay(name, request, _model_difference)
+        if result is None:
             self.pending = request
             return None
-        return loads(step.result)
+        try:
+            return replayable(result)
+        except Unreplayable as exc:
+            raise damaged(self.journal, self.run_id, name, str(exc)) from None
 
     def record_model(self, turn: int, result: Any) -> None:
         """Record the result of the live model call of `turn` (JSON data)."""
@@ -175,11 +205,8 @@ class Recorder:
 
     def tool(self, turn: int, slot: int, call: ToolCall) -> ToolResult | None:
         """Return the recorded result of a tool call (None: run it)."""
-        name = tool_step(turn, slot)
-        step = self._replay(name, tool_request(call), _tool_difference)
-        if step is None or step.result is None:
-            return None
-        return tool_result(call, step.result)
+        result = self._replay(tool_step(turn, slot), tool_request(call), _tool_difference)
+        return None if result is None else tool_result(call, result)
 
     def start_tool(self, turn: int, slot: int, call: ToolCall) -> None:
         """Record that a non-idempotent call is about to run (its result is not known yet)."""
@@ -200,11 +227,12 @@ class Recorder:
         name = self.unsettled.get(turn)
         if name is None:
             return None
-        call = loads(self.recorded[name].request)
+        call = self.recorded[name].request
         return (
             f"{name}: {call.get('name')} (call id {call.get('id')}) is not idempotent; "
             "it started before the process stopped and has no recorded result, so it "
-            "may or may not have happened: check, then settle it in the journal"
+            "may or may not have happened: check, then settle it (stopkit runs settle "
+            f"{self.run_id} {name} --result TEXT, --failed TEXT or --run-again) and rerun"
         )
 
 

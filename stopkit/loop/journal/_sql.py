@@ -10,16 +10,21 @@ Times are read from the database's clock, so workers on machines whose clocks di
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from stopkit._errors import RunLocked
+from stopkit.loop.journal._owner import dead_here
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
-from stopkit.loop.journal._schema import TABLES, Execute, check, create, read_text, stored_text
+from stopkit.loop.journal._rows import run_info
+from stopkit.loop.journal._schema import TABLES, Execute, check, create, stored_text
 
 __all__ = ["Execute", "SqlJournal"]
+
+logger = logging.getLogger("stopkit.loop")
 
 _RUN_COLUMNS = (
     "r.run_id, r.status, r.termination, r.detail, r.owner, r.lease_until, r.created_at, "
@@ -138,23 +143,47 @@ class SqlJournal:
         return RunLocked(run_id, owner, None if left is None else max(float(left), 0.0))
 
     def acquire(self, run_id: str, owner: str) -> None:
-        """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held."""
+        """Take the run's lease for `owner`, creating the run; `RunLocked` when it is held.
+
+        A lease held by a worker process of this machine that is gone (killed) is taken over
+        at once; any other holder's lease must run out (or be broken: `unlock`). An existing
+        run's row is left as it stands (status, ending, times) until its first step is
+        recorded: a rerun refused before it records anything changes nothing.
+        """
 
         def acquire(execute: Execute) -> None:
             row = execute(
                 "INSERT INTO stopkit_runs (run_id, status, termination, detail, owner, "
                 "lease_until, created_at, updated_at) VALUES (?, ?, NULL, '', ?, {now} + ?, "
                 "{now}, {now}) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, "
-                "lease_until = excluded.lease_until, status = excluded.status, "
-                "updated_at = excluded.updated_at WHERE stopkit_runs.owner IS NULL "
+                "lease_until = excluded.lease_until WHERE stopkit_runs.owner IS NULL "
                 "OR stopkit_runs.owner = excluded.owner "
                 "OR stopkit_runs.lease_until < excluded.updated_at RETURNING owner",
                 (run_id, RunStatus.RUNNING.value, owner, self.lease_seconds),
             ).fetchone()
             if row is None:
-                raise self._locked(execute, run_id)
+                locked = self._locked(execute, run_id)
+                if not (dead_here(locked.owner) and self._take(execute, run_id, locked, owner)):
+                    raise locked
 
         self._do(acquire)
+
+    def _take(self, execute: Execute, run_id: str, locked: RunLocked, owner: str) -> bool:
+        """Take over the lease of a worker process of this machine that is gone (`_owner.py`)."""
+        taken = execute(
+            "UPDATE stopkit_runs SET owner = ?, lease_until = {now} + ? "
+            "WHERE run_id = ? AND owner = ?",
+            (owner, self.lease_seconds, run_id, locked.owner),
+        ).rowcount
+        if taken:
+            logger.warning(
+                "stopkit: run %r was held by %s, a process of this machine that is gone: "
+                "its lease (%.1f s left) is taken over",
+                run_id,
+                locked.owner,
+                locked.seconds_left or 0.0,
+            )
+        return bool(taken)
 
     def renew(self, run_id: str, owner: str) -> bool:
         """Extend `owner`'s lease; False when `owner` no longer holds it."""
@@ -164,6 +193,28 @@ class SqlJournal:
                     "UPDATE stopkit_runs SET lease_until = {now} + ? "
                     "WHERE run_id = ? AND owner = ?",
                     (self.lease_seconds, run_id, owner),
+                ).rowcount
+            )
+        )
+
+    def unlock(self, run_id: str, owner: str | None = None) -> bool:
+        """Give the run's lease up, changing nothing else; say whether a lease was held.
+
+        `owner`'s lease (a worker leaving a run it did not change), or with None whoever's:
+        an operator breaking the lease of a worker known to be gone (`stopkit runs unlock`).
+        That worker, were it still running, gets `RunLocked` at its next step.
+
+        Example:
+            >>> journal.unlock("order-1042")  # doctest: +SKIP
+            True
+        """
+        held = "owner = ?" if owner is not None else "owner IS NOT NULL"
+        return bool(
+            self._do(
+                lambda execute: execute(
+                    f"UPDATE stopkit_runs SET owner = NULL, lease_until = NULL "
+                    f"WHERE run_id = ? AND {held}",
+                    (run_id,) if owner is None else (run_id, owner),
                 ).rowcount
             )
         )
@@ -200,9 +251,9 @@ class SqlJournal:
             if step.result is None:  # a call that must not run twice is about to start
                 self._commit_survives_crash(execute)
             renewed = execute(
-                "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now} "
-                "WHERE run_id = ? AND owner = ?",
-                (self.lease_seconds, run_id, owner),
+                "UPDATE stopkit_runs SET lease_until = {now} + ?, updated_at = {now}, "
+                "status = ? WHERE run_id = ? AND owner = ?",
+                (self.lease_seconds, RunStatus.RUNNING.value, run_id, owner),
             ).rowcount
             if not renewed:
                 raise self._locked(execute, run_id)
@@ -226,7 +277,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r ORDER BY r.updated_at DESC", ()
             ).fetchall()
         )
-        return [_run_info(row) for row in rows]
+        return [run_info(self.where, row) for row in rows]
 
     def run(self, run_id: str) -> RunInfo | None:
         """Return the run, or None when there is none by that id."""
@@ -235,7 +286,7 @@ class SqlJournal:
                 f"SELECT {_RUN_COLUMNS} FROM stopkit_runs r WHERE r.run_id = ?", (run_id,)
             ).fetchone()
         )
-        return None if row is None else _run_info(row)
+        return None if row is None else run_info(self.where, row)
 
     def _unleased(self, execute: Execute, run_id: str) -> bool:
         """Raise `RunLocked` when a live worker holds the run; say whether the run exists.
@@ -303,19 +354,4 @@ class SqlJournal:
                 raise KeyError(f"run {run_id!r} has no unsettled step {step!r}")
 
         self._do(settle)
-
-
-def _run_info(row: tuple[Any, ...]) -> RunInfo:
-    run_id, status, termination, detail, owner, until, created, updated, steps = row
-    return RunInfo(
-        run_id=run_id,
-        status=RunStatus(status),
-        termination=termination,
-        detail=read_text(detail),
-        owner=owner,
-        lease_until=None if until is None else float(until),
-        created_at=float(created),
-        updated_at=float(updated),
-        steps=int(steps),
-    )
 

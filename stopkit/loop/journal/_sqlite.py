@@ -81,8 +81,13 @@ class SqliteJournal(SqlJournal):
             connection.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade deadlock
         except sqlite3.ProgrammingError as exc:  # closed
             raise JournalError(f"the journal {self.where} is closed ({exc})") from None
+        except sqlite3.OperationalError as exc:  # locked past the busy timeout
+            raise JournalError(f"the journal {self.where} failed: {exc}") from exc
         try:
             yield connection.execute
+        except sqlite3.OperationalError as exc:  # locked past the timeout, a column gone, ...
+            connection.execute("ROLLBACK")
+            raise JournalError(f"the journal {self.where} failed: {exc}") from exc
         except BaseException:
             connection.execute("ROLLBACK")
             raise

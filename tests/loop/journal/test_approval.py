@@ -111,3 +111,57 @@ def test_replayed_model_calls_do_not_pass_before_model_call(journal: Any) -> Non
     run("run_loop", Trace(), defer_one, journal=journal, run_id="r4",
         approvals={PENDING: True}, before_model_call=before_model_call)  # fmt: skip
     assert turns == [2, 3]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_journaled_outcome_resumes_once(journal: Any, mode: str) -> None:
+    """A second resume of a journaled outcome raises `AlreadyResumed` naming its run id."""
+    trace = Trace()
+    paused = run(mode, trace, defer_one, journal=journal, run_id="r5")
+    resume = stopkit.resume_loop if mode == "run_loop" else (
+        lambda outcome, approvals: asyncio.run(stopkit.aresume_loop(outcome, approvals))
+    )  # fmt: skip
+    resume(paused, {PENDING: True})
+    with pytest.raises(stopkit.AlreadyResumed, match="run 'r5'") as raised:
+        resume(paused, {PENDING: True})
+    assert raised.value.run_id == "r5"
+    assert trace.lines.count("tool 1.1") == 1
+    assert journal.run("r5").status is RunStatus.FINISHED
+
+
+def charging(trace: Trace, interrupt: bool) -> Any:
+    """A `record` that moves money: not idempotent; `interrupt` stops the process mid-call."""
+
+    @stopkit.tool(idempotent=False)
+    def record(turn: int, i: int) -> str:
+        trace.add(f"transfer {turn}.{i}")
+        if interrupt:
+            raise KeyboardInterrupt
+        return f"sent {turn}.{i}"
+
+    return record
+
+
+@pytest.mark.parametrize("crash", [False, True], ids=["finished", "crashed-in-the-call"])
+def test_an_approval_given_to_reruns_moves_money_once(journal: Any, crash: bool) -> None:
+    """The same approvals given to every rerun: the approved transfer happens once.
+
+    Once it ran, a rerun replays its result; once it started and the process stopped, a rerun
+    stops as needs_attention (it may or may not have happened) instead of sending it again.
+    """
+    trace = Trace()
+    settings = {"journal": journal, "run_id": "pay", "on_escalate": lambda escalation: None}
+
+    def go(interrupt: bool = False, **more: Any) -> Any:
+        model = TurnModel(trace, turns=1, calls=1)
+        return stopkit.run_loop(model, "Pay.", tools={"record": charging(trace, interrupt)},
+                                **settings, **more)  # fmt: skip
+
+    assert go(approve=lambda call: Defer()).termination is Termination.AWAITING_APPROVAL
+    approvals = {"toolu_1_0": True}
+    if crash:
+        with pytest.raises(KeyboardInterrupt):
+            go(interrupt=True, approvals=approvals)
+    ends = {go(approvals=approvals).termination for _ in range(2)}
+    assert ends == {Termination.NEEDS_ATTENTION if crash else Termination.COMPLETED}
+    assert trace.lines.count("transfer 1.0") == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 import stopkit
 from stopkit.cli import main
-from tests.loop.journal._scenario import Trace, TurnModel, record_tool
+from tests.loop.journal._scenario import Trace, TurnModel, final_reply, record_tool, tool_reply
 
 
 @pytest.fixture
@@ -81,13 +82,111 @@ def test_delete_and_errors_have_their_exit_status(
     assert not (tmp_path / "none.db").exists()
 
 
-def test_delete_is_refused_while_a_worker_holds_the_run(
-    journal_file: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A run being driven right now is not deleted under its worker."""
+@pytest.fixture
+def held(journal_file: str) -> Iterator[Any]:
+    """The journal file opened, its run `done-1` leased by `worker-b` (a worker elsewhere)."""
     journal: Any = stopkit.SqliteJournal(journal_file)
     journal.acquire("done-1", "worker-b")
+    yield journal
+    journal.close()
+
+
+def test_delete_is_refused_while_a_worker_holds_the_run(
+    journal_file: str, held: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run being driven right now is not deleted under its worker."""
     assert main(["runs", "delete", "--journal", journal_file, "done-1"]) == 2
     assert "is being run by worker-b" in capsys.readouterr().err
-    assert journal.run("done-1") is not None
+    assert held.run("done-1") is not None
+
+
+HOSTILE = "Done.\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202eevil\u2066"
+
+
+def test_show_escapes_what_a_terminal_would_act_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ANSI/OSC escapes and bidi overrides from a model or a tool are printed escaped."""
+    path = tmp_path / "runs.db"
+    journal = stopkit.SqliteJournal(path)
+    replies = iter([tool_reply(1), {**final_reply(), "content": [{"type": "text",
+                                                                  "text": HOSTILE}]}])  # fmt: skip
+    stopkit.run_loop(lambda m, **o: next(replies), "Go.", journal=journal, run_id="hostile",
+                     tools={"record": lambda **arguments: "\x1b[31mred\x1b[0m"})  # fmt: skip
     journal.close()
+    for command in (["show", "hostile"], ["list"]):
+        assert main(["runs", command[0], "--journal", str(path), *command[1:]]) == 0
+        shown = capsys.readouterr().out
+        assert not any(ch in shown for ch in "\x1b\x07\u202e\u2066")
+    assert main(["runs", "show", "--journal", str(path), "hostile"]) == 0
+    shown = capsys.readouterr().out
+    assert "Done.\\x1b]52;c;ZXZpbA==\\x07\\x1b[2J\\u202eevil\\u2066" in shown
+    assert "result: \\x1b[31mred\\x1b[0m" in shown
+
+
+def test_unlock_breaks_a_lease_by_hand(
+    journal_file: str, held: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`runs unlock` frees a run a gone worker holds; that worker, back, has lost it."""
+    assert main(["runs", "unlock", "--journal", journal_file, "done-1"]) == 0
+    assert "unlocked run done-1 (it was held by worker-b)" in capsys.readouterr().out
+    assert held.run("done-1").owner is None
+    with pytest.raises(stopkit.RunLocked):
+        held.record("done-1", "worker-b", stopkit.loop.journal.StepRecord(
+            "model_call_9", "{}", None, 0.0))  # fmt: skip
+    assert main(["runs", "unlock", "--journal", journal_file, "done-1"]) == 0
+    assert "run done-1 holds no lease" in capsys.readouterr().out
+    assert main(["runs", "unlock", "--journal", journal_file, "nope"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("how", "result"),
+    [
+        (["--result", "charged: r-77"], {"content": "charged: r-77", "is_error": False}),
+        (["--failed", "card declined"], {"content": "card declined", "is_error": True}),
+        (["--run-again"], None),
+    ],
+    ids=["result", "failed", "run-again"],
+)
+def test_settle_gives_a_started_call_its_result_or_lets_it_run_again(
+    journal_file: str, capsys: pytest.CaptureFixture[str], how: list[str], result: Any
+) -> None:
+    """`runs settle RUN STEP` records what a person found out about a call that needs attention."""
+    assert main(["runs", "settle", "--journal", journal_file, "stuck-2", "tool_call_1_0",
+                 *how]) == 0  # fmt: skip
+    assert "settled tool_call_1_0 of run stuck-2" in capsys.readouterr().out
+    journal: Any = stopkit.SqliteJournal(journal_file)
+    steps = {step.name: step for step in journal.steps("stuck-2")}
+    journal.close()
+    if result is None:
+        assert "tool_call_1_0" not in steps  # forgotten: the rerun runs it
+    else:
+        recorded = json.loads(steps["tool_call_1_0"].result)
+        assert {key: recorded[key] for key in result} == result
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "words"),
+    [
+        (["stuck-2", "tool_call_9_9", "--result", "x"], 1, "has no unsettled step 'tool_call_9_9'"),
+        (["done-1", "tool_call_1_0", "--result", "x"], 1, "has no unsettled step"),
+        (["nope", "tool_call_1_0", "--run-again"], 1, "has no unsettled step"),
+    ],
+    ids=["no-such-step", "step-has-its-result", "no-such-run"],
+)
+def test_settle_refuses_a_step_that_is_not_waiting(
+    journal_file: str, capsys: pytest.CaptureFixture[str], argv: list[str], status: int,
+    words: str,
+) -> None:  # fmt: skip
+    """Only a started call without a result is settled; anything else exits 1 saying why."""
+    assert main(["runs", "settle", "--journal", journal_file, *argv]) == status
+    assert words in capsys.readouterr().err
+
+
+def test_settle_needs_exactly_one_outcome(journal_file: str) -> None:
+    """A result, a failure or a rerun: one of them, else a usage error (exit 2)."""
+    for extra in ([], ["--result", "x", "--run-again"]):
+        with pytest.raises(SystemExit) as raised:
+            main(["runs", "settle", "--journal", journal_file, "stuck-2", "tool_call_1_0",
+                  *extra])  # fmt: skip
+        assert raised.value.code == 2

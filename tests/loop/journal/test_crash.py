@@ -176,3 +176,15 @@ def test_a_run_killed_right_after_a_non_idempotent_start_needs_attention(
     assert status == 0
     assert summary["termination"] == "needs_attention"
     assert lines(log) == before
+
+
+def test_a_run_whose_worker_was_killed_on_this_machine_resumes_at_once(
+    store: str, tmp_path: Path
+) -> None:
+    """SIGKILL, then a rerun on the same host: the dead process's 30 s lease is taken over."""
+    log = tmp_path / "effects.log"
+    process = worker(store, log, "--lease", "30", "--kill", "tool:2.0")
+    assert finish(process)[0] == -signal.SIGKILL  # no waiting for the lease to run out
+    status, summary = finish(worker(store, log, "--lease", "30"))
+    assert status == 0, summary
+    assert summary["termination"] == "completed"

@@ -95,3 +95,50 @@ def test_children_forked_with_an_open_journal_each_get_their_own_connection(stor
     assert result["parent"] is True
     assert result["completed"] == ["child-0", "child-1", "child-2", "child-3", "parent-0",
                                    "parent-1"]  # fmt: skip
+
+
+def _gone_pid() -> int:
+    """The pid of a process of this machine that has exited (and was reaped)."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_lease_held_by_a_dead_process_of_this_machine_is_taken_over_at_once(
+    open_journal: Callable[..., Any],
+) -> None:
+    """The holder is a process of this host that is gone: its lease is taken at once."""
+    from stopkit.loop.journal._owner import new_owner
+
+    journal = open_journal()
+    mine = new_owner()
+    host, _, rest = mine.partition(":")
+    dead = ":".join([host, str(_gone_pid()), "deadbeef", *rest.split(":")[2:]])
+    journal.acquire("r", dead)
+    journal.acquire("r", mine)
+    assert journal.run("r").owner == mine
+    with pytest.raises(stopkit.RunLocked):  # a live holder (this process) is not taken over
+        journal.acquire("r", new_owner())
+
+
+@pytest.mark.parametrize(
+    "holder", ["elsewhere:4242:cafe0001", "{host}:{pid}:cafe0002"], ids=["other-host", "alive"]
+)
+def test_a_live_or_remote_holders_lease_says_how_long_to_wait_and_what_to_do(
+    open_journal: Callable[..., Any], holder: str
+) -> None:
+    """RunLocked names the holder, the seconds left, `lease_seconds=` and `stopkit runs unlock`."""
+    import os
+    import socket
+
+    journal = open_journal()
+    journal.acquire("r", holder.format(host=socket.gethostname(), pid=os.getpid()))
+    with pytest.raises(stopkit.RunLocked) as raised:
+        open_journal().acquire("r", "worker-b")
+    message = str(raised.value)
+    assert "s left" in message
+    assert "lease_seconds=" in message
+    assert "stopkit runs unlock r" in message

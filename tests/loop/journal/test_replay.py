@@ -91,7 +91,7 @@ def test_a_changed_request_raises_journal_mismatch_naming_the_step(
         run(journal, trace, **change)
     assert raised.value.step == step
     assert "model" not in " ".join(trace.lines[1:])  # nothing after the mismatch was called
-    assert journal.run("run-1").status is RunStatus.INTERRUPTED  # resumable, steps kept
+    assert journal.run("run-1").status is RunStatus.FINISHED  # refused: nothing changed
     assert len(journal.steps("run-1")) == 10
 
 
@@ -207,3 +207,42 @@ def test_text_cut_inside_an_emoji_is_recorded_and_replayed(journal: Any) -> None
                              journal=journal, run_id="emoji")  # fmt: skip
     assert summary(again) == summary(first)
     assert json.loads(journal.steps("emoji")[0].result)["reply"]["content"][0]["text"] == cut
+
+
+def _paused(journal: Any) -> None:
+    tools = {"record": record_tool(Trace())}
+    stopkit.run_loop(TurnModel(Trace(), 1), "Record.", tools=tools, journal=journal,
+                     run_id="run-1", approve=lambda call: stopkit.Defer())  # fmt: skip
+
+
+def _attention(journal: Any) -> None:
+    def charge(turn: int, i: int) -> str:
+        raise KeyboardInterrupt  # the process stops inside a call that must not run twice
+
+    tools = {"record": stopkit.tool(charge, idempotent=False)}
+    with pytest.raises(KeyboardInterrupt):
+        stopkit.run_loop(TurnModel(Trace(), 1), "Record.", tools=tools, journal=journal,
+                         run_id="run-1")  # fmt: skip
+    stopkit.run_loop(TurnModel(Trace(), 1), "Record.", tools=tools, journal=journal,
+                     run_id="run-1", on_escalate=lambda escalation: None)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("make", "status"),
+    [
+        (lambda journal: run(journal, Trace()), RunStatus.FINISHED),
+        (_paused, RunStatus.AWAITING_APPROVAL),
+        (_attention, RunStatus.NEEDS_ATTENTION),
+    ],
+    ids=["finished", "awaiting-approval", "needs-attention"],
+)
+def test_a_rerun_refused_with_journal_mismatch_changes_nothing(
+    journal: Any, make: Any, status: RunStatus
+) -> None:
+    """A changed prompt is refused, and the run's row is left exactly as it was."""
+    make(journal)
+    before = journal.run("run-1")
+    assert before.status is status
+    with pytest.raises(stopkit.JournalMismatch):
+        run(journal, Trace(), prompt="Something else entirely.")
+    assert journal.run("run-1") == before
