@@ -24,6 +24,7 @@ from typing import Any
 from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
+from stopkit._forms import reply_of
 from stopkit._normalize import _decode, detect
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
@@ -290,7 +291,7 @@ class Run:
             return self.streamed(reply)
         adapter = self.adapter
         try:
-            reply = _decode(reply)
+            reply = _decode(reply_of(reply))  # a boto3 InvokeModel response: its body
             if adapter is None:
                 adapter = self.adopt(detect(reply))
             elif not adapter.detects(reply):
