@@ -6,7 +6,9 @@
   requirements/dev.txt pins it;
 - `cli-help [COMMAND]`: the `--help` of the command line, or of one of its sub-commands;
 - `cli-run ARG...`: `stopkit ARG...` run from the repository root: what it writes to standard
-  output, then to standard error.
+  output, then to standard error;
+- `wrap-families`: the client families `stopkit.wrap` knows (its routes table), in a line;
+- `wrap-forms`: every call form each family's routes watch.
 """
 
 from __future__ import annotations
@@ -115,7 +117,32 @@ def _cli_run(args: tuple[str, ...]) -> str:
     return f"\n```console\n$ stopkit {' '.join(args)}\n{out.getvalue()}{err.getvalue()}```\n\n"
 
 
+def _wrap_families(args: tuple[str, ...]) -> str:
+    """The client families `stopkit.wrap` knows, in one paragraph (the README's)."""
+    from stopkit._wrap._routes import FAMILIES
+
+    names = ", ".join(family.name for family in FAMILIES)
+    return f"It knows {names}, sync and async; any other client with `methods=`:\n"
+
+
+def _wrap_forms(args: tuple[str, ...]) -> str:
+    """Every family's watched call forms, as the routes table says (the wrap page's list)."""
+    from stopkit._wrap._routes import FAMILIES, watched_forms
+
+    lines = []
+    for family in FAMILIES:
+        forms = list(watched_forms(family.routes(False)))
+        if family.async_clients and not family.is_module:
+            forms += [f for f in watched_forms(family.routes(True)) if f not in forms]
+        shown = ", ".join(f"`{form}`" for form in forms)
+        clients = ", ".join(f"`{name}`" for name in family.names())
+        lines.append(f"- **{family.name}** ({clients}; read by {family.adapters}): {shown}")
+    return "\n" + "\n".join(lines) + "\n\n"
+
+
 GENERATORS: dict[str, Callable[[tuple[str, ...]], str]] = {
+    "wrap-families": _wrap_families,
+    "wrap-forms": _wrap_forms,
     "reason-matrix": _reason_matrix,
     "reason-table": _reason_table,
     "tested-with": _tested_with,

@@ -180,7 +180,8 @@ class Family:
     module: str
     """The module its classes are defined under (`anthropic` takes in `anthropic.lib...`)."""
     clients: tuple[str, ...]
-    """The sync clients' class names (for a module family, the module's name)."""
+    """The sync clients' class names (for a module family, the module's name); a dotted name
+    is the class's module below `module`, then its name (xai_sdk's two clients are `Client`)."""
     async_clients: tuple[str, ...]
     """The async clients' class names."""
     routes: Callable[[bool], Route]
@@ -189,6 +190,12 @@ class Family:
     """The adapters that read its replies, as the docs list them."""
     is_module: bool = False
     """The client is the module itself (`stopkit.wrap(litellm)`)."""
+    shown: tuple[str, ...] = ()
+    """The clients as people name them, where their class names do not say it."""
+
+    def names(self) -> tuple[str, ...]:
+        """The clients, as the docs and the errors name them."""
+        return self.shown or (*self.clients, *self.async_clients)
 
 
 def _async(*names: str) -> tuple[str, ...]:
@@ -231,7 +238,10 @@ FAMILIES: tuple[Family, ...] = (
         "huggingface_hub", "huggingface_hub", ("InferenceClient",), ("AsyncInferenceClient",),
         _huggingface, "openai.chat",
     ),
-    Family("xai_sdk", "xai_sdk", ("Client",), ("AsyncClient",), _xai, "xai"),
+    Family(
+        "xai_sdk", "xai_sdk", ("sync.client.Client",), ("aio.client.Client",), _xai, "xai",
+        shown=("Client", "AsyncClient"),
+    ),
     Family(
         "litellm", "litellm", ("litellm",), (), _litellm, "litellm, openai.responses",
         is_module=True,
@@ -254,9 +264,11 @@ def family_of(client: Any) -> tuple[Family, bool] | None:
         for family in FAMILIES:
             if family.is_module or not _under(klass.__module__, family.module):
                 continue
-            if klass.__name__ in family.clients:
+            below = klass.__module__[len(family.module) + 1 :]
+            names = {klass.__name__, f"{below}.{klass.__name__}"}
+            if names & set(family.clients):
                 return family, False
-            if klass.__name__ in family.async_clients:
+            if names & set(family.async_clients):
                 return family, True
     return None
 
@@ -278,9 +290,7 @@ def watched_forms(routes: Route, prefix: str = "") -> Iterator[str]:
 
 def known_families() -> str:
     """The families `wrap` knows, in one line, for its `TypeError`."""
-    return "; ".join(
-        f"{f.name} ({', '.join((*f.clients, *f.async_clients))})" for f in FAMILIES
-    )
+    return "; ".join(f"{f.name} ({', '.join(f.names())})" for f in FAMILIES)
 
 
 def routes_of(client: Any) -> Route | None:
