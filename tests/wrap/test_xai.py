@@ -12,6 +12,7 @@ payload file could hold (docs/testing.md says so).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Iterator
 from concurrent import futures
@@ -57,16 +58,25 @@ class Chat(chat_pb2_grpc.ChatServicer):
         yield from self.streams.pop(0)
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[tuple[Chat, str]]:
-    """The SDK's Chat service on a local port; its address."""
+@contextlib.contextmanager
+def serving() -> Iterator[tuple[Chat, str]]:
+    """The SDK's Chat service on a local port, and its address; stopped after."""
     chat = Chat()
     grpc_server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     chat_pb2_grpc.add_ChatServicer_to_server(chat, grpc_server)
     port = grpc_server.add_insecure_port("127.0.0.1:0")
     grpc_server.start()
-    yield chat, f"127.0.0.1:{port}"
-    grpc_server.stop(grace=None)
+    try:
+        yield chat, f"127.0.0.1:{port}"
+    finally:
+        grpc_server.stop(grace=None)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[Chat, str]]:
+    """The SDK's Chat service on a local port; its address."""
+    with serving() as served:
+        yield served
 
 
 def _payload(name: str) -> dict[str, Any]:
