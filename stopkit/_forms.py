@@ -8,21 +8,18 @@ whose events sit in the dict the call returned (`key`: boto3). `stream_form(valu
 form of what `call_model` or a watched method returned; the loop reads its events, `wrap`
 watches them (and, for boto3, puts the watched stream back under the same key).
 
-One reply form too: boto3's `invoke_model` returns `{"body": StreamingBody, ...}`, the model's
-JSON body still unread; `reply_of` reads it and puts an unread copy of the same bytes back, so
-that the caller can still read the body.
+(The one reply form, boto3's `invoke_model` response, is `stopkit._normalize.reply_of`'s.)
 
 Classes are recognized by their module and name (in the MRO): no SDK is imported.
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["STREAM_FORMS", "StreamForm", "events_of", "reply_of", "stream_form"]
+__all__ = ["STREAM_FORMS", "StreamForm", "events_of", "stream_form"]
 
 Extract = Callable[[Any], Any]
 """From an event a stream yields, the wire event to feed (None: a derived event, skipped)."""
@@ -179,21 +176,3 @@ def stream_form(value: Any) -> StreamForm | None:
 def events_of(value: Any, form: StreamForm | None) -> Any:
     """Return the iterable of events of a stream of this form (the value itself for most)."""
     return value if form is None or form.key is None else value[form.key]
-
-
-def reply_of(value: Any) -> Any:
-    """Return the reply in what a client returned: the value itself, or its unread JSON body.
-
-    boto3's `invoke_model` returns the model's body as a `StreamingBody`: it is read, and an
-    unread `StreamingBody` of the same bytes is put back in its place for the caller.
-    """
-    if type(value) is not dict or not _is(
-        value.get("body"), "botocore.", frozenset({"StreamingBody"})
-    ):
-        return value
-    # The reply came from botocore: it is installed (and untyped).
-    from botocore.response import StreamingBody  # type: ignore[import-untyped]
-
-    data = value["body"].read()
-    value["body"] = StreamingBody(io.BytesIO(data), len(data))
-    return data

@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stopkit._errors import StopReasonError, error_for
-from stopkit._forms import reply_of
-from stopkit._normalize import normalize_all
+from stopkit._normalize import normalize_all, reply_of
 from stopkit._stop import Stop, StopReason
 from stopkit._wrap._observe import CURRENT, CallObserver
 

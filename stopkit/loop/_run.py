@@ -23,9 +23,8 @@ from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
-from stopkit._forms import reply_of
 from stopkit._logsafe import clip
-from stopkit._normalize import _decode, detect
+from stopkit._normalize import _decode, detect, reply_of
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
 from stopkit.loop._approval import ToolGate
