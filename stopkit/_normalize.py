@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ from stopkit._json import JSONDecodeFailed, loads
 from stopkit._registry import detect_keys, get_adapter, registered_adapters
 from stopkit._stop import Stop
 
-__all__ = ["detect", "normalize", "normalize_all"]
+__all__ = ["detect", "normalize", "normalize_all", "reply_of"]
 
 
 _TEXT = (str, bytes, bytearray, memoryview)
@@ -162,3 +163,25 @@ def normalize_all(reply: Any, *, adapter: str | Adapter | None = None) -> tuple[
         return (chosen.normalize(reply),)
     result: tuple[Stop, ...] = tuple(reader(reply))
     return result
+
+
+def reply_of(value: Any) -> Any:
+    """Return the reply in what a client returned: the value itself, or its unread JSON body.
+
+    What the loop and `stopkit.wrap` read: boto3's `invoke_model` returns the model's body as a
+    `StreamingBody`, still unread. It is read, and an unread `StreamingBody` of the same bytes
+    is put back in its place for the caller.
+
+    Example:
+        >>> reply_of({"choices": []})
+        {'choices': []}
+    """
+    body = value.get("body") if type(value) is dict else None
+    if type(body).__name__ != "StreamingBody" or not type(body).__module__.startswith("botocore."):
+        return value
+    # The reply came from botocore: it is installed (and untyped).
+    from botocore.response import StreamingBody  # type: ignore[import-untyped]
+
+    data = value["body"].read()
+    value["body"] = StreamingBody(io.BytesIO(data), len(data))
+    return data

@@ -23,6 +23,10 @@ _BUILTIN: dict[str, str] = {
     # LiteLLM's replies are Chat-shaped objects: read by their class before Chat would claim
     # them. Never asked about a JSON body (empty detect_keys).
     "litellm": "stopkit.adapters.litellm:LiteLLMAdapter",
+    # xai_sdk's objects, told by their class, before Chat: its `Chunk` has a `choices` property.
+    # Their JSON holds `outputs` of `message`s or `delta`s (Mistral's InvokeModel `outputs`
+    # hold `text` and `stop_reason`): a body without `outputs` skips it.
+    "xai": "stopkit.adapters.xai:XAIAdapter",
     "openai.chat": "stopkit.adapters.openai_chat:OpenAIChatAdapter",
     "openai.responses": "stopkit.adapters.openai_responses:OpenAIResponsesAdapter",
     "gemini": "stopkit.adapters.gemini:GeminiAdapter",

@@ -143,6 +143,21 @@ def _bedrock_invoke_ends(event: Any) -> bool:
 _RESPONSES_END = {"response.completed", "response.incomplete", "response.failed"}
 
 
+def _xai_path(reply: Any) -> Path | None:
+    outputs = get(reply, "outputs")
+    if not isinstance(outputs, list) or not outputs:
+        return None
+    return ("outputs", 0, _either(outputs[0], "finishReason", "finish_reason"))
+
+
+def _xai_ends(event: Any) -> bool:
+    # A finish_reason other than the proto default (REASON_INVALID) ends it.
+    return any(
+        (_field(o, "finish_reason") or _field(o, "finishReason")) not in (None, "REASON_INVALID")
+        for o in _listed(event, "outputs")
+    )
+
+
 @dataclass(frozen=True)
 class Builtin:
     """What the cross-adapter suites know of one built-in adapter."""
@@ -207,6 +222,8 @@ BUILTINS: tuple[Builtin, ...] = (
         sse=False,
         tools=False,  # prompt-in, text-out families: no tool calls on the wire
     ),
+    # xai_sdk's gRPC replies, as the proto's JSON (no shared corpus records gRPC).
+    Builtin("xai", "xai", (), _xai_path, _xai_ends, sse=False),
     Builtin(
         "cohere",
         "cohere",

@@ -8,6 +8,8 @@
 - `cli-run ARG...`: `stopkit ARG...` run from the repository root: what it writes to standard
   output, then to standard error;
 - `litellm-collapsed`: the provider values LiteLLM's own map sends several of to one value.
+- `wrap-families`: the client families `stopkit.wrap` knows (its routes table), in a line;
+- `wrap-forms`: every call form each family's routes watch.
 """
 
 from __future__ import annotations
@@ -129,8 +131,33 @@ def _litellm_collapsed(args: tuple[str, ...]) -> str:
     return "\n" + "\n".join(lines) + "\n\n"
 
 
+def _wrap_families(args: tuple[str, ...]) -> str:
+    """The client families `stopkit.wrap` knows, in one paragraph (the README's)."""
+    from stopkit._wrap._routes import FAMILIES
+
+    names = ", ".join(family.name for family in FAMILIES)
+    return f"It knows {names}, sync and async; any other client with `methods=`:\n"
+
+
+def _wrap_forms(args: tuple[str, ...]) -> str:
+    """Every family's watched call forms, as the routes table says (the wrap page's list)."""
+    from stopkit._wrap._routes import FAMILIES, watched_forms
+
+    lines = []
+    for family in FAMILIES:
+        forms = list(watched_forms(family.routes(False)))
+        if family.async_clients and not family.is_module:
+            forms += [f for f in watched_forms(family.routes(True)) if f not in forms]
+        shown = ", ".join(f"`{form}`" for form in forms)
+        clients = ", ".join(f"`{name}`" for name in family.names())
+        lines.append(f"- **{family.name}** ({clients}; read by {family.adapters}): {shown}")
+    return "\n" + "\n".join(lines) + "\n\n"
+
+
 GENERATORS: dict[str, Callable[[tuple[str, ...]], str]] = {
     "litellm-collapsed": _litellm_collapsed,
+    "wrap-families": _wrap_families,
+    "wrap-forms": _wrap_forms,
     "reason-matrix": _reason_matrix,
     "reason-table": _reason_table,
     "tested-with": _tested_with,

@@ -1,8 +1,10 @@
 """A loopback HTTP server that answers each request with the next queued payload file.
 
-Real SDK clients pointed at it (`base_url`, or `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`) run
-their whole HTTP stack, with no network: JSON replies as JSON, streams as SSE, one write per
-event. Used by the wrap tests and to run the README's and the docs' examples that call an SDK.
+Real SDK clients pointed at it (`base_url`, `endpoint_url`, or `ANTHROPIC_BASE_URL` /
+`OPENAI_BASE_URL`) run their whole HTTP stack, with no network: JSON replies as JSON, streams
+one write per event, framed as the payload's content type says (SSE by default,
+newline-delimited JSON for Ollama and Cohere v1, AWS event-stream frames for boto3). Used by
+the wrap tests and to run the README's and the docs' examples that call an SDK.
 """
 
 from __future__ import annotations
@@ -10,12 +12,22 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from stopkit.record._framing import stream_chunks
 from stopkit.record._payloads import Payload, load_payload
-from stopkit.record._wire import sse_chunks
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that left a stream early (closed on purpose) is no server error."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class Loopback:
@@ -37,9 +49,10 @@ class Loopback:
                 payload = owner.queue.pop(0)
                 if payload.events is not None:
                     self.send_response(200)
-                    self.send_header("content-type", "text/event-stream")
+                    content_type = payload.response.get("content_type") or "text/event-stream"
+                    self.send_header("content-type", content_type)
                     self.end_headers()
-                    for chunk in sse_chunks(payload):  # one write per event: a real stream
+                    for chunk in stream_chunks(payload):  # one write per event: a real stream
                         self.wfile.write(chunk)
                         self.wfile.flush()
                     return
@@ -57,14 +70,19 @@ class Loopback:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def serve(self, *paths: Path) -> None:
-        """Queue the recordings at `paths`, to be served in order."""
-        self.queue += [load_payload(p) for p in paths]
+    def serve(self, *paths: Path, content_type: str | None = None) -> None:
+        """Queue the recordings at `paths`, to be served in order (streams as `content_type`)."""
+        for path in paths:
+            payload = load_payload(path)
+            if content_type is not None and not payload.response.get("content_type"):
+                framed = {**payload.response, "content_type": content_type}
+                payload = replace(payload, response=framed)
+            self.queue.append(payload)
 
     def close(self) -> None:
         """Stop the server."""

@@ -111,14 +111,53 @@ def test_cli_reference_shows_every_command() -> None:
     assert shown == {(), *((name,) for name in commands.choices)}
 
 
-def test_wrap_page_lists_every_watched_form() -> None:
-    """Every call form the wrap tests watch is named in the wrap page's list, and nothing else."""
+def test_the_wrap_lists_come_from_the_routes_table_and_its_forms_are_tested() -> None:
+    """The README and the wrap page list the routes table (generated), and the tests run it.
+
+    The official SDKs' forms tested (tests/wrap/forms.py) are forms the table watches; the other
+    families' are exactly its forms (tests/wrap/test_families.py, tests/wrap/test_xai.py).
+    """
+    from stopkit._wrap._routes import FAMILIES, watched_forms
     from tests.wrap.forms import FORMS
 
-    text = (DOCS / "wrap.md").read_text(encoding="utf-8")
-    listed = text[text.index("<!-- wrap-forms:start -->") : text.index("<!-- wrap-forms:end -->")]
-    named = set(re.findall(r"`([\w.()]+)`", listed)) - {"beta.messages", "client.aio"}
-    assert named == {form.name for form in FORMS}
+    kinds = {(b.page, b.kind) for b in BLOCKS}
+    assert {(ROOT / "README.md", "wrap-families"), (DOCS / "wrap.md", "wrap-forms")} <= kinds
+    official = {"anthropic": "anthropic", "openai_chat": "openai", "openai_responses": "openai",
+                "gemini": "google-genai"}  # fmt: skip
+    watched = {
+        (family.name, form)
+        for family in FAMILIES
+        for is_async in (False, True)
+        for form in watched_forms(family.routes(is_async))
+    }
+    tested = {(official[f.sdk], f.path if "()" not in f.name else f.name) for f in FORMS}
+    tested = {(family, name.removeprefix("aio.")) for family, name in tested}
+    assert tested <= watched, tested - watched
+
+
+def _route_adapters(routes: Any) -> set[str]:
+    """The adapters the watched methods of a route read replies with."""
+    found: set[str] = set()
+    for route in routes.values():
+        if isinstance(route, dict):
+            found |= _route_adapters(route)
+        elif hasattr(route, "routes"):  # a method returning an object to watch
+            if route.routes is not routes:
+                found |= _route_adapters(route.routes)
+        else:
+            found.add(route.adapter)
+    return found
+
+
+def test_every_provider_page_of_a_wrapped_client_shows_its_wrap_line() -> None:
+    """A provider page whose adapter reads a wrapped client's replies shows `stopkit.wrap(`."""
+    from stopkit._wrap._routes import FAMILIES
+
+    read = set().union(*(_route_adapters(f.routes(a)) for f in FAMILIES for a in (False, True)))
+    pages = {b.args[0]: b.page for b in BLOCKS if b.kind == "reason-table"}
+    assert read <= set(pages)
+    for adapter in sorted(read):
+        assert "stopkit.wrap(" in pages[adapter].read_text(encoding="utf-8"), adapter
 
 
 # The API reference: `::: dotted.path` directives (mkdocstrings), each with optional YAML options.

@@ -24,7 +24,7 @@ from stopkit._wrap._responses import (
     watch_result,
 )
 from stopkit._wrap._runner import AsyncRunnerProxy, RunnerProxy
-from stopkit._wrap._streams import AsyncHelperStream, Extract, HelperStream, ManagerProxy, Watch
+from stopkit._wrap._streams import AsyncHelperStream, HelperStream, ManagerProxy, Watch
 
 __all__ = ["Call", "Helper", "Raw", "Returns", "Runner", "StreamingRaw"]
 
@@ -32,12 +32,21 @@ Method = Callable[..., Any]
 
 
 class Call:
-    """A method returning a reply, or an SDK stream with `stream=True` (or always)."""
+    """A method returning a reply, or an SDK stream with `stream=True` (or always).
 
-    def __init__(self, adapter: str, *, is_async: bool, always_stream: bool = False) -> None:
+    `is_async`: the method is awaited (an async method returning an async iterator when
+    called, as cohere's `chat_stream`, is a plain call). `detect`: the reply's adapter is the
+    one that recognizes it, `adapter` while none does (boto3's InvokeModel bodies: Claude's
+    are anthropic's).
+    """
+
+    def __init__(
+        self, adapter: str, *, is_async: bool, always_stream: bool = False, detect: bool = False
+    ) -> None:
         self.adapter = adapter
         self.is_async = is_async
         self.always_stream = always_stream
+        self.detect = detect
 
     def _streaming(self, kwargs: dict[str, Any]) -> bool:
         return self.always_stream or kwargs.get("stream") is True
@@ -54,7 +63,14 @@ class Call:
                 except Exception as exc:
                     report_failure(exc, adapter, settings)
                     raise
-                return watch_result(result, adapter, settings, streaming=self._streaming(kwargs))
+                return watch_result(
+                    result,
+                    adapter,
+                    settings,
+                    streaming=self._streaming(kwargs),
+                    awaited=True,
+                    detect=self.detect,
+                )
 
             return observed(acall, adapter, settings.client)
 
@@ -65,7 +81,9 @@ class Call:
             except Exception as exc:
                 report_failure(exc, adapter, settings)
                 raise
-            return watch_result(result, adapter, settings, streaming=self._streaming(kwargs))
+            return watch_result(
+                result, adapter, settings, streaming=self._streaming(kwargs), detect=self.detect
+            )
 
         return observed(call, adapter, settings.client)
 
@@ -112,21 +130,17 @@ class Helper:
     """A helper returning a stream manager: entering it gives the watched helper stream."""
 
     def __init__(
-        self,
-        adapter: str,
-        kinds: tuple[type[HelperStream], type[AsyncHelperStream]],
-        extract: Extract | None = None,
+        self, adapter: str, kinds: tuple[type[HelperStream], type[AsyncHelperStream]]
     ) -> None:
         self.adapter = adapter
         self.kinds = kinds
-        self.extract = extract
 
     def bind(self, method: Method, settings: Settings) -> Method:
         """Return `method` whose manager yields a watched helper stream."""
 
         @functools.wraps(method)
         def call(*args: Any, **kwargs: Any) -> Any:  # a plain call for async clients too
-            watch = Watch(self.adapter, settings, self.extract)
+            watch = Watch(self.adapter, settings)  # its events read as `_forms` says
             return ManagerProxy(method(*args, **kwargs), watch, self.kinds)
 
         return observed(call, self.adapter, settings.client)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from stopkit._errors import StopReasonError, error_for
-from stopkit._normalize import normalize_all
+from stopkit._normalize import normalize_all, reply_of
 from stopkit._stop import Stop, StopReason
 from stopkit._wrap._observe import CURRENT, CallObserver
 
@@ -70,9 +70,13 @@ def read_raise_on(raise_on: Iterable[StopReason | str] | StopReason | str) -> fr
     return frozenset(reasons)
 
 
-def stops_of(reply: Any, adapter: str) -> tuple[Stop, ...]:
-    """Return the `Stop` of each choice of `reply`, read with the named adapter."""
-    return normalize_all(reply, adapter=adapter)
+def stops_of(reply: Any, adapter: str | None) -> tuple[Stop, ...]:
+    """Return the `Stop` of each choice of `reply`, read with the named adapter.
+
+    None: the adapter that recognizes it. A boto3 InvokeModel response is read by its body
+    (an unread copy is left in its place).
+    """
+    return normalize_all(reply_of(reply), adapter=adapter)
 
 
 def finish_reason_stops(exc: BaseException, adapter: str) -> tuple[Stop, ...] | None:

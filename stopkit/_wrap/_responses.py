@@ -14,6 +14,7 @@ import inspect
 import time
 from typing import Any
 
+from stopkit._forms import events_of, stream_form
 from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, finish_reason_stops, stops_of
@@ -29,14 +30,30 @@ def watch_result(
     *,
     streaming: bool,
     call: CallObserver | None = None,
+    awaited: bool = False,
+    detect: bool = False,
 ) -> Any:
     """Return what a watched call returns: a reply (reported), or an SDK stream, watched.
 
-    `call`: the call's telemetry observer, when the result comes after the call returned.
+    A stream is one asked for (`streaming`) or one of the forms `stopkit._forms` lists; a
+    boto3 response dict is returned itself, its stream watched in place. `call`: the call's
+    telemetry observer, when the result comes after the call returned; `awaited`: the call
+    was awaited (its stream is an async one); `detect`: the reply's adapter is the one that
+    recognizes it (for a stream, the first wire event), `adapter` while none does.
     """
-    if streaming:
-        return stream_proxy(result, Watch(adapter, settings, call=call))
-    settings.report(stops_of(result, adapter), result, call=call)
+    form = stream_form(result)
+    if not streaming and form is None:
+        settings.report(stops_of(result, None if detect else adapter), result, call=call)
+        return result
+    if form is not None:
+        adapter = form.adapter or adapter
+        detect = detect or form.adapter is None
+    watch = Watch(adapter, settings, None if form is None else form.wire, call, detect=detect)
+    proxy = stream_proxy(events_of(result, form), watch, awaited)
+    if form is None or form.key is None:
+        return proxy
+    result[form.key] = proxy  # boto3's dict, its stream watched where the caller reads it
+    watch.reply = result
     return result
 
 
@@ -81,7 +98,7 @@ class ResponseProxy(Passthrough):
             with contextlib.suppress(Exception):  # nothing may raise out of a finalizer
                 call.unread(self._returned_ns)
 
-    def _watched(self, result: Any) -> Any:
+    def _watched(self, result: Any, awaited: bool = False) -> Any:
         if not self._parsed:
             self._parsed.append(
                 watch_result(
@@ -90,6 +107,7 @@ class ResponseProxy(Passthrough):
                     self._settings,
                     streaming=self._streaming,
                     call=self._call,
+                    awaited=awaited,
                 )
             )
         return self._parsed[0]
@@ -113,7 +131,7 @@ class ResponseProxy(Passthrough):
         except Exception as exc:
             report_failure(exc, self._adapter, self._settings, self._call)
             raise
-        return self._watched(result)
+        return self._watched(result, awaited=True)
 
 
 class ResponseManagerProxy(Passthrough):

@@ -17,7 +17,6 @@ from stopkit._wrap._streams import (
     AnthropicHelperStream,
     AsyncAnthropicHelperStream,
     Watch,
-    anthropic_wire_event,
 )
 
 __all__ = ["AsyncRunnerProxy", "RunnerProxy"]
@@ -32,9 +31,9 @@ class _Runner(Passthrough):
 
     def _item(self, item: Any, stream_kind: type) -> Any:
         if hasattr(item, "get_final_message"):  # stream=True: one MessageStream per turn
-            self._open = stream_kind(
-                item, Watch(self._adapter, self._settings, anthropic_wire_event)
-            )
+            watch = Watch(self._adapter, self._settings)
+            watch.read_as(item)
+            self._open = stream_kind(item, watch)
             return self._open
         self._settings.report(stops_of(item, self._adapter), item)
         return item

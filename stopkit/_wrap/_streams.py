@@ -16,8 +16,12 @@ import functools
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+from stopkit._adapter import StreamAccumulator
+from stopkit._errors import UnsupportedReply
+from stopkit._forms import Extract, stream_form
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop
+from stopkit._stream import detect_stream
 from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, caller_closed, finish_reason_stops
@@ -31,49 +35,17 @@ __all__ = [
     "ManagerProxy",
     "StreamProxy",
     "Watch",
-    "anthropic_wire_event",
-    "chat_helper_chunk",
     "stream_proxy",
 ]
 
-# The anthropic MessageStream helper also yields derived events (`text`, `input_json`,
-# `citation`, ...) built from the raw ones; only the raw wire events go to the accumulator.
-# Source: anthropic/types/raw_message_stream_event.py and anthropic/lib/streaming/_types.py.
-ANTHROPIC_WIRE_EVENTS = frozenset(
-    {
-        "message_start",
-        "message_delta",
-        "message_stop",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "ping",
-        "error",
-    }
-)
-
-Extract = Callable[[Any], Any]
-"""From an event a stream yields, the wire event to feed (None: a derived event, skipped)."""
-
-
-def anthropic_wire_event(event: Any) -> Any:
-    """The event itself when it is a raw anthropic wire event, else None."""
-    kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
-    return event if kind in ANTHROPIC_WIRE_EVENTS else None
-
-
-def chat_helper_chunk(event: Any) -> Any:
-    """The chunk of an openai `ChatCompletionStream` `chunk` event, else None.
-
-    Source: openai/lib/streaming/chat/_events.py (`ChunkEvent`: `type="chunk"`, `chunk`).
-    """
-    return event.chunk if getattr(event, "type", None) == "chunk" else None
-
-
 class Watch:
-    """One stream's accumulator and the `Stop`s it reported (None until it did)."""
+    """One stream's accumulator and the `Stop`s it reported (None until it did).
 
-    __slots__ = ("accumulator", "adapter", "call", "extract", "reply", "settings", "stops")
+    `detect`: the adapter is the one the first wire event shows (boto3's InvokeModel streams:
+    Claude's, Nova's or another family's body), `adapter` while none did.
+    """
+
+    __slots__ = ("_accumulator", "adapter", "call", "extract", "reply", "settings", "stops")
 
     def __init__(
         self,
@@ -81,9 +53,13 @@ class Watch:
         settings: Settings,
         extract: Extract | None = None,
         call: CallObserver | None = None,
+        *,
+        detect: bool = False,
     ) -> None:
         self.adapter = adapter
-        self.accumulator = get_adapter(adapter).stream()
+        self._accumulator: StreamAccumulator | None = (
+            None if detect else get_adapter(adapter).stream()
+        )
         self.settings = settings
         self.extract = extract
         self.stops: tuple[Stop, ...] | None = None
@@ -92,11 +68,27 @@ class Watch:
         self.call = call or CURRENT.get()
         """The telemetry observer of the call that opened the stream: told when it ends."""
 
+    def read_as(self, stream: Any) -> None:
+        """Unpack the events of `stream` as its form says (a helper's stream, once entered)."""
+        form = stream_form(stream)
+        self.extract = None if form is None else form.wire
+
+    @property
+    def accumulator(self) -> StreamAccumulator:
+        """The stream's accumulator: the adapter's, or the one its first wire event shows."""
+        if self._accumulator is None:
+            self._accumulator = get_adapter(self.adapter).stream()
+        return self._accumulator
+
     def feed(self, event: Any) -> None:
         """Give one event to the accumulator (unless it is a derived, non-wire event)."""
         if self.stops is None:
             wire = event if self.extract is None else self.extract(event)
             if wire is not None:
+                if self._accumulator is None:
+                    # none says: the adapter's accumulator tells what the event is
+                    with contextlib.suppress(UnsupportedReply):
+                        self._accumulator = detect_stream(wire).stream()
                 self.accumulator.feed(wire)
 
     def _read(self) -> tuple[Stop, ...]:
@@ -265,9 +257,15 @@ class AsyncStreamProxy(_Base):
         await self.close()
 
 
-def stream_proxy(stream: Any, watch: Watch) -> StreamProxy | AsyncStreamProxy:
-    """Return the proxy for an SDK stream: async when it is an async iterable."""
-    if hasattr(type(stream), "__aiter__"):
+def stream_proxy(
+    stream: Any, watch: Watch, awaited: bool = False
+) -> StreamProxy | AsyncStreamProxy:
+    """Return the proxy for an SDK stream: async when awaited, or only an async iterable.
+
+    (LiteLLM's `CustomStreamWrapper` is both: the call that returned it says which.)
+    """
+    kind = type(stream)
+    if awaited or (hasattr(kind, "__aiter__") and not hasattr(kind, "__iter__")):
         return AsyncStreamProxy(stream, watch)
     return StreamProxy(stream, watch)
 
@@ -380,7 +378,9 @@ class ManagerProxy(_Base):
         self._kinds = kinds
 
     def __enter__(self) -> HelperStream:
-        return self._kinds[0](self.__wrapped__.__enter__(), self._watch)
+        stream = self.__wrapped__.__enter__()
+        self._watch.read_as(stream)
+        return self._kinds[0](stream, self._watch)
 
     def __exit__(self, *exc: Any) -> None:
         try:
@@ -389,7 +389,9 @@ class ManagerProxy(_Base):
             self._watch.finish(may_raise=exc[0] is None, closed=True)
 
     async def __aenter__(self) -> AsyncHelperStream:
-        return self._kinds[1](await self.__wrapped__.__aenter__(), self._watch)
+        stream = await self.__wrapped__.__aenter__()
+        self._watch.read_as(stream)
+        return self._kinds[1](stream, self._watch)
 
     async def __aexit__(self, *exc: Any) -> None:
         try:

@@ -38,7 +38,7 @@ from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["METRICS", "BedrockInvokeStream", "chunk_family"]
+__all__ = ["METRICS", "BedrockInvokeStream", "chunk_family", "decoded_chunk"]
 
 METRICS = "amazon-bedrock-invocationMetrics"
 
@@ -89,11 +89,11 @@ def _chunks_of(event: Mapping[str, Any]) -> _Chunks | None:
 
 def chunk_family(event: Mapping[str, Any]) -> Family | None:
     """Return the family whose stream chunk `event` is (decoding boto3's `chunk.bytes`), or None."""
-    chunks = _chunks_of(_decoded(event) or {})
+    chunks = _chunks_of(decoded_chunk(event) or {})
     return None if chunks is None else chunks.family
 
 
-def _decoded(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def decoded_chunk(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """boto3's `{"chunk": {"bytes": b"..."}}` as the object its bytes hold; other events as is.
 
     None when the bytes are not a JSON object.
@@ -162,7 +162,7 @@ class BedrockInvokeStream(Accumulator):
         if not isinstance(event, Mapping):
             self._ignored += 1
             return
-        body = _decoded(event)
+        body = decoded_chunk(event)
         if body is None:
             self._ignored += 1
             return

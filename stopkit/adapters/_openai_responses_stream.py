@@ -32,7 +32,7 @@ from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._text_pieces import TextPieces
-from stopkit.adapters._wire import listed, to_json, wire
+from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = ["ResponsesStream"]
 
@@ -182,7 +182,7 @@ class ResponsesStream:
         self._cached = None
         self._events += 1
         fields = wire(event)
-        kind = fields.get("type")
+        kind = raw_value(fields.get("type"))  # LiteLLM's events name it with a str enum
         if type(kind) is not str:
             return
         number = fields.get("sequence_number")

@@ -231,7 +231,7 @@ class OpenAIResponsesAdapter:
         An `error` event counts only with its `sequence_number`, which other APIs' errors lack.
         """
         fields = wire(event)
-        kind = fields.get("type")
+        kind = raw_value(fields.get("type"))  # LiteLLM's events name it with a str enum
         if kind == "error":
             return fields.get("sequence_number") is not None
         return type(kind) is str and kind.startswith("response.")

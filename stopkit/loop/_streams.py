@@ -1,10 +1,13 @@
 """Reading a reply: a whole one (`read_reply`), or a stream `call_model` returned instead.
 
-A `call_model` may return an SDK stream object (`stream=True`; anthropic's `messages.stream()`
-manager too), a generator or any iterable of events, or (in `arun_loop`) an async one. The
-loop feeds every event to the adapter's accumulator (`adapter.stream()`; while no adapter is
-known, that of the adapter whose streams start with the first event): its `Stop` is the
-reply's, and its `raw` the reply rebuilt from the events, which `assistant_message` sends back.
+A `call_model` may return an SDK stream object (`stream=True`; the helpers' stream managers,
+`messages.stream()`, `chat.completions.stream()`, `responses.stream()`, too), a generator or any
+iterable of events, or (in `arun_loop`) an async one; and any form `stopkit._forms` lists (a
+boto3 `converse_stream` response, a mistralai `EventStream`, ...), read as `stopkit.wrap` reads
+them. The loop feeds every wire event to the adapter's accumulator (`adapter.stream()`; while no
+adapter is known, that of the form, else of the adapter whose streams start with the first
+event): its `Stop` is the reply's, and its `raw` the reply rebuilt from the events, which
+`assistant_message` sends back.
 With `on_text` set, each piece of visible text is handed to it as it arrives: the new pieces of
 the accumulator's `text_pieces()` where it has one (linear in the stream), else the growth of
 the accumulated `Stop.text` (a `result()` per event: quadratic in a long stream).
@@ -22,7 +25,9 @@ from typing import Any
 
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
-from stopkit._normalize import _decode, detect
+from stopkit._forms import StreamForm, events_of, stream_form
+from stopkit._normalize import _decode, detect, reply_of
+from stopkit._registry import get_adapter
 from stopkit._stop import Stop
 from stopkit._stream import detect_stream
 
@@ -62,7 +67,7 @@ def read_reply(reply: Any, adapter: Adapter | None) -> tuple[Adapter, Stop]:
         >>> read_reply({"type": "message", "content": [], "stop_reason": "end_turn"}, None)[0].name
         'anthropic'
     """
-    reply = _decode(reply)
+    reply = _decode(reply_of(reply))  # a boto3 InvokeModel response: its body
     if adapter is None:
         adapter = detect(reply)
     elif not adapter.detects(reply):
@@ -77,6 +82,9 @@ def _is_reply(value: Any) -> bool:
 
 def is_sync_stream(value: Any) -> bool:
     """Say whether `value` is a stream to read in this thread: an iterable of events."""
+    form = stream_form(value)
+    if form is not None:
+        return not hasattr(events_of(value, form), "__aiter__")
     if _is_reply(value):
         return False
     return hasattr(value, "__iter__") or hasattr(value, "__enter__")
@@ -84,18 +92,28 @@ def is_sync_stream(value: Any) -> bool:
 
 def is_async_stream(value: Any) -> bool:
     """Say whether `value` is a stream to read with `async for`."""
+    form = stream_form(value)
+    if form is not None:
+        return hasattr(events_of(value, form), "__aiter__")
     if _is_reply(value):
         return False
     return hasattr(value, "__aiter__") or hasattr(value, "__aenter__")
 
 
 class _Reader:
-    """Feeds one stream's events to an accumulator; reports the text as it grows."""
+    """Feeds one stream's wire events to an accumulator; reports the text as it grows."""
 
     def __init__(
-        self, adapter: Adapter | None, on_text: Callable[[str], Any] | None, keep: bool
+        self,
+        adapter: Adapter | None,
+        on_text: Callable[[str], Any] | None,
+        keep: bool,
+        form: StreamForm | None,
     ) -> None:
+        if adapter is None and form is not None and form.adapter is not None:
+            adapter = get_adapter(form.adapter)
         self.adapter = adapter
+        self.wire = None if form is None else form.wire
         self.on_text = on_text
         self.accumulator: StreamAccumulator | None = None
         self.text = ""
@@ -115,6 +133,10 @@ class _Reader:
         return accumulator
 
     def feed(self, event: Any) -> None:
+        if self.wire is not None:
+            event = self.wire(event)
+            if event is None:  # a helper's derived event, not on the wire
+                return
         if self.events is not None:
             self.events.append(event)
         accumulator = self.accumulator
@@ -165,18 +187,19 @@ def read_stream(
     Example:
         >>> read_stream(events, stopkit.get_adapter("anthropic"), None).stop  # doctest: +SKIP
     """
-    if not hasattr(value, "__iter__"):  # a stream manager: anthropic's messages.stream()
+    form = stream_form(value)
+    if form is None and not hasattr(value, "__iter__"):  # a helper's stream manager
         with value as entered:
             return read_stream(entered, adapter, on_text, keep)
-    reader = _Reader(adapter, on_text, keep)
-    events: Iterable[Any] = value
+    reader = _Reader(adapter, on_text, keep, form)
+    events: Iterable[Any] = events_of(value, form)
     try:
         for event in events:
             reader.feed(event)
     except UnsupportedReply as exc:  # no adapter reads a stream starting with this event
         return Streamed(None, None, exc, value, reader.events)
     finally:
-        close = getattr(value, "close", None)
+        close = getattr(events, "close", None)
         if callable(close):
             close()  # an SDK stream's HTTP response, left or read to the end
     return reader.done(value)
@@ -195,18 +218,19 @@ async def aread_stream(
     """
     import inspect
 
-    if not hasattr(value, "__aiter__"):  # anthropic's async messages.stream() manager
+    form = stream_form(value)
+    if form is None and not hasattr(value, "__aiter__"):  # a helper's async stream manager
         async with value as entered:
             return await aread_stream(entered, adapter, on_text, keep)
-    reader = _Reader(adapter, on_text, keep)
-    events: AsyncIterable[Any] = value
+    reader = _Reader(adapter, on_text, keep, form)
+    events: AsyncIterable[Any] = events_of(value, form)
     try:
         async for event in events:
             reader.feed(event)
     except UnsupportedReply as exc:
         return Streamed(None, None, exc, value, reader.events)
     finally:
-        close = getattr(value, "aclose", None) or getattr(value, "close", None)
+        close = getattr(events, "aclose", None) or getattr(events, "close", None)
         if callable(close):
             closed = close()
             if inspect.isawaitable(closed):

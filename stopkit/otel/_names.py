@@ -114,6 +114,7 @@ PROVIDER_NAMES: dict[str, str] = {
     "ollama": "ollama",
     "openai.completions": "openai",
     "cohere.v1": "cohere",
+    "xai": "x_ai",
     # The framework adapters (issue 18) read objects of many providers: the framework's own
     # name (a custom value); the provider it wrapped is the Stop's details["integration"].
     "langchain": "langchain",

@@ -8,7 +8,8 @@ A recorded exchange is one JSON file:
     request    method, url, headers, body (JSON, form text, or multipart fields)
     response   status, content_type, headers, and either `body` (the JSON or text body) or
                `events` (the SSE `data:` objects in order, with `sse_event_names` and
-               `sse_done` so that the stream is replayed as the SDK received it)
+               `sse_done` so that the stream is replayed as the SDK received it; or the
+               lines of a newline-delimited JSON stream)
 
 Every part of both is redacted with `stopkit._secrets` (the rules logging uses too): secret
 header, query and form names; secret JSON keys in any case style, in request and response
@@ -17,19 +18,17 @@ bodies and in each SSE event; URL credentials and bearer tokens inside any text.
 
 from __future__ import annotations
 
-import json
-import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
 from stopkit._secrets import redact_value
-from stopkit.record._redact import REDACTED, WIRE, redact_headers, redact_request
+from stopkit.record._files import RecordingFolder
+from stopkit.record._redact import WIRE, redact_headers, redact_request
 from stopkit.record._tee import tee_stream
-from stopkit.record._wire import json_or_text, library_of, parse_sse
+from stopkit.record._wire import is_ndjson, json_or_text, library_of, parse_ndjson, parse_sse
 
 __all__ = ["RecordingTransport"]
 
@@ -53,14 +52,11 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     """
 
     def __init__(self, directory: str | Path, *, wrapped: Any = None) -> None:
-        self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self._folder = RecordingFolder(directory)
+        self.directory = self._folder.directory
         self.wrapped = wrapped
         self._defaults: dict[tuple[str, bool], Any] = {}
-        self._lock = threading.Lock()
-        numbers = [int(p.name[:4]) for p in self.directory.glob("[0-9][0-9][0-9][0-9]-*.json")]
-        self._count = max(numbers, default=0)
-        self.written: list[Path] = []
+        self.written: list[Path] = self._folder.written
         """The files written so far, in order."""
 
     def _forward_to(self, request: Any, is_async: bool) -> Any:
@@ -71,32 +67,6 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if key not in self._defaults:
             self._defaults[key] = lib.AsyncHTTPTransport() if is_async else lib.HTTPTransport()
         return self._defaults[key]
-
-    def _write(self, request: dict[str, Any], response: dict[str, Any], secrets: set[str]) -> None:
-        text = json.dumps(
-            {"recorded_by": "stopkit.RecordingTransport", "request": request, "response": response},
-            indent=2,
-            ensure_ascii=False,
-        )
-        # Belt and braces: a value redacted anywhere is scrubbed from the whole file (a server
-        # echoing the key back, a secret repeated in the body). Short words are not secrets.
-        for secret in sorted((s for s in secrets if len(s) >= 8), key=len, reverse=True):
-            text = text.replace(secret, REDACTED)
-        slug = "".join(
-            c if c.isalnum() or c in "._" else "-" for c in urlsplit(request["url"]).path
-        )
-        tail = f"-{request['method'].lower()}-{slug.strip('-')[:60]}.json"
-        with self._lock:
-            while True:  # exclusive create: another recorder (or process) may own a number
-                self._count += 1
-                path = self.directory / f"{self._count:04d}{tail}"
-                try:
-                    with path.open("x", encoding="utf-8") as file:
-                        file.write(text + "\n")
-                except FileExistsError:
-                    continue
-                break
-            self.written.append(path)
 
     def _meta(self, response: Any, secrets: set[str]) -> dict[str, Any]:
         return {
@@ -122,9 +92,11 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             events, names, done = parse_sse(body.decode("utf-8", errors="replace"))
             events = [redact_value(event, secrets) for event in events]
             meta.update(events=events, sse_event_names=names, sse_done=done)
+        elif is_ndjson(meta["content_type"]):
+            meta["events"] = [redact_value(event, secrets) for event in parse_ndjson(body)]
         else:
             meta["body"] = redact_value(json_or_text(body), secrets)
-        self._write(summary, meta, secrets)
+        self._folder.write(summary, meta, secrets)
 
     def _rebuild(self, lib: ModuleType, request: Any, response: Any, **content: Any) -> Any:
         headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in WIRE]

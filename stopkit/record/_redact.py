@@ -10,6 +10,7 @@ Every value redacted is added to `found`, so that the recording can scrub it fro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from email.message import Message
 from email.parser import BytesParser
@@ -31,7 +32,7 @@ __all__ = ["NOISE", "REDACTED", "WIRE", "redact_headers", "redact_request", "red
 # Request headers that only add noise to a recording (they change per machine and version).
 NOISE = (
     "x-stainless-", "x-goog-api-client", "user-agent", "accept-encoding", "connection",
-    "content-length", "host",
+    "content-length", "host", "amz-sdk-",
 )  # fmt: skip
 # Response headers that describe the bytes on the wire, not the decoded body served back.
 WIRE = frozenset({"content-encoding", "content-length", "transfer-encoding", "connection"})
@@ -40,7 +41,7 @@ WIRE = frozenset({"content-encoding", "content-length", "transfer-encoding", "co
 def redact_headers(
     headers: Any, found: set[str] | None, *, response: bool = False, drop: Iterable[str] = ()
 ) -> dict[str, str]:
-    """Return `headers` (an httpx `Headers`) as a dict, credentials `REDACTED`.
+    """Return `headers` (httpx `Headers`, botocore's, a mapping) as a dict, secrets `REDACTED`.
 
     Request header names are matched loosely, response header names closely (a rate-limit
     header naming tokens is kept); every other value is scrubbed like text.
@@ -48,19 +49,35 @@ def redact_headers(
     out: dict[str, str] = {}
     dropped = tuple(drop)
     secret = is_secret_response_header if response else is_secret_name
-    for name, value in headers.multi_items():
+    items = headers.multi_items() if hasattr(headers, "multi_items") else headers.items()
+    for name, value in items:
         lowered = name.lower()
         if (dropped and lowered.startswith(dropped)) or lowered in WIRE:
             continue
         if secret(lowered):
-            if found is not None:  # "Bearer sk-..", "a=1; b=2": every part is scrubbed too
-                found.add(value)
-                found.update(value.replace(";", " ").replace("=", " ").split())
+            if found is not None:
+                found.update(_credentials(value))
             value = REDACTED
         else:
             value = redact_text(value, found)
         out[lowered] = value if lowered not in out else f"{out[lowered]}, {value}"
     return out
+
+
+# AWS Signature Version 4 (botocore/auth.py, SigV4Auth): `AWS4-HMAC-SHA256 Credential=<access
+# key id>/<date>/<region>/<service>/aws4_request, SignedHeaders=<header names>, Signature=<hex>`.
+_SIGV4 = re.compile(r"Credential=([^/,\s]+)|Signature=([0-9a-fA-F]+)")
+
+
+def _credentials(value: str) -> list[str]:
+    """The parts of a secret header's value to scrub from the whole recording.
+
+    The value and each of its parts ("Bearer sk-..", "a=1; b=2"); of a SigV4 `Authorization`,
+    the access key id and the signature (its other parts name headers and the date).
+    """
+    if value.startswith("AWS4-"):
+        return [value, *(key or signature for key, signature in _SIGV4.findall(value))]
+    return [value, *value.replace(";", " ").replace("=", " ").split()]
 
 
 def _redact_form(text: str, found: set[str] | None) -> str:

@@ -13,12 +13,13 @@ import httpx
 
 from stopkit._errors import StopkitError
 from stopkit._secrets import redact_text
+from stopkit.record._framing import stream_chunks
 from stopkit.record._payloads import Payload
 from stopkit.record._recordings import load_recording, read_cassette, recording_files
 from stopkit.record._redact import WIRE, redact_request_body
-from stopkit.record._wire import library_of, sse_chunks
+from stopkit.record._wire import library_of
 
-__all__ = ["NoRecording", "ReplayTransport"]
+__all__ = ["NoRecording", "Recordings", "ReplayTransport"]
 
 
 class NoRecording(StopkitError, LookupError, httpx.TransportError):
@@ -41,23 +42,11 @@ class NoRecording(StopkitError, LookupError, httpx.TransportError):
         self.request = request  # as httpx's own errors carry it
 
 
-class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """Serve recorded payloads back as HTTP responses, by order or by matching the request.
+class Recordings:
+    """Recorded payloads served one by one: in order, or the one matching each request.
 
-    `source` is a folder, a file, or a list of files: recorded exchanges, any payload file
-    (a case file's `reply` is served as JSON, its `events` as SSE), or a vcrpy cassette or HAR
-    file (each of its exchanges, as recorded; see `from_cassette`). `match="order"` serves
-    them one after the other; `match="request"` serves the first unserved recording whose
-    method, path and (redacted) JSON body equal the request's (files without a recorded
-    request match any request). A request with nothing to serve raises `NoRecording`, an
-    `httpx.TransportError`: each SDK reports it as its connection error (anthropic's and
-    openai's `APIConnectionError`, the miss its `__cause__`; google-genai raises it as is).
-    Build SDK clients with `max_retries=0` (a retry is another miss) and look at
-    `transport.misses`.
-
-    Example:
-        >>> http = httpx2.Client(transport=ReplayTransport("recordings"))  # doctest: +SKIP
-        >>> client = anthropic.Anthropic(api_key="sk-test", http_client=http)  # doctest: +SKIP
+    What `ReplayTransport` and `BotocoreReplay` share: the payloads, which were served, and the
+    `NoRecording` raised (and kept) for a request with none left to serve.
     """
 
     def __init__(
@@ -86,23 +75,6 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._used = [False] * len(self.payloads)
         self._lock = threading.Lock()
 
-    @classmethod
-    def from_cassette(
-        cls, path: str | Path, *, match: Literal["order", "request"] = "order"
-    ) -> ReplayTransport:
-        """Serve the exchanges of a vcrpy cassette or a HAR file (see `read_cassette`).
-
-        Every exchange is served, error responses and non-LLM requests too, each body as the
-        client read it, with its status and content type.
-
-        Example:
-            >>> replay = ReplayTransport.from_cassette("cassettes/chat.yaml")  # doctest: +SKIP
-            >>> http = httpx2.Client(transport=replay)  # doctest: +SKIP
-        """
-        transport = cls(read_cassette(path), match=match)
-        transport.source = path
-        return transport
-
     def _matches(self, payload: Payload, method: str, path: str, body: Any) -> bool:
         recorded = payload.request
         if not recorded:
@@ -113,9 +85,12 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             and recorded.get("body") == body
         )
 
-    def _pick(self, request: Any) -> Payload:
-        method, path = request.method.upper(), request.url.path
-        body = redact_request_body(request.content, request.headers.get("content-type", ""))
+    def pick(
+        self, method: str, url: str, content: bytes, content_type: str, request: Any = None
+    ) -> Payload:
+        """Return the payload that answers a request, or raise `NoRecording` naming it."""
+        method, path = method.upper(), urlsplit(url).path
+        body = redact_request_body(content, content_type)
         with self._lock:
             for i, payload in enumerate(self.payloads):
                 if self._used[i]:
@@ -124,11 +99,11 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                     self._used[i] = True
                     self.served.append(payload)
                     return payload
-        miss = NoRecording(self._explain(method, path, body, str(request.url)), request=request)
+        miss = NoRecording(self._explain(method, path, url), request=request)
         self.misses.append(miss)
         raise miss
 
-    def _explain(self, method: str, path: str, body: Any, url: str) -> str:
+    def _explain(self, method: str, path: str, url: str) -> str:
         shown = redact_text(url)
         where = self.source if isinstance(self.source, str | Path) else "the files given"
         total, left = len(self.payloads), self._used.count(False)
@@ -150,6 +125,53 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 why += f" (same method and path, other body or already served: {same_route})"
         return f"no recording for {method} {shown}: {why}"
 
+    @property
+    def unserved(self) -> list[Payload]:
+        """The payloads not served yet."""
+        return [p for p, used in zip(self.payloads, self._used, strict=True) if not used]
+
+
+class ReplayTransport(Recordings, httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Serve recorded payloads back as HTTP responses, by order or by matching the request.
+
+    `source` is a folder, a file, or a list of files: recorded exchanges, any payload file
+    (a case file's `reply` is served as JSON, its `events` as SSE; a recorded stream as it was
+    framed: SSE, newline-delimited JSON, or AWS event-stream frames), or a vcrpy cassette or HAR
+    file (each of its exchanges, as recorded; see `from_cassette`). `match="order"` serves
+    them one after the other; `match="request"` serves the first unserved recording whose
+    method, path and (redacted) JSON body equal the request's (files without a recorded
+    request match any request). A request with nothing to serve raises `NoRecording`, an
+    `httpx.TransportError`: each SDK reports it as its connection error (anthropic's and
+    openai's `APIConnectionError`, the miss its `__cause__`; google-genai raises it as is).
+    Build SDK clients with `max_retries=0` (a retry is another miss) and look at
+    `transport.misses`.
+
+    Example:
+        >>> http = httpx2.Client(transport=ReplayTransport("recordings"))  # doctest: +SKIP
+        >>> client = anthropic.Anthropic(api_key="sk-test", http_client=http)  # doctest: +SKIP
+    """
+
+    @classmethod
+    def from_cassette(
+        cls, path: str | Path, *, match: Literal["order", "request"] = "order"
+    ) -> ReplayTransport:
+        """Serve the exchanges of a vcrpy cassette or a HAR file (see `read_cassette`).
+
+        Every exchange is served, error responses and non-LLM requests too, each body as the
+        client read it, with its status and content type.
+
+        Example:
+            >>> replay = ReplayTransport.from_cassette("cassettes/chat.yaml")  # doctest: +SKIP
+            >>> http = httpx2.Client(transport=replay)  # doctest: +SKIP
+        """
+        transport = cls(read_cassette(path), match=match)
+        transport.source = path
+        return transport
+
+    def _pick(self, request: Any) -> Payload:
+        content_type = request.headers.get("content-type", "")
+        return self.pick(request.method, str(request.url), request.content, content_type, request)
+
     def _respond(self, request: Any, payload: Payload, is_async: bool) -> Any:
         lib = library_of(request)
         meta = payload.response
@@ -164,7 +186,7 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             return lib.Response(status, headers=headers, content=payload.content, request=request)
         if payload.events is not None:
             headers["content-type"] = meta.get("content_type") or "text/event-stream"
-            chunks = sse_chunks(payload)
+            chunks = stream_chunks(payload)
             stream: Any = _aiter(chunks) if is_async else iter(chunks)
             return lib.Response(status, headers=headers, content=stream, request=request)
         body = payload.reply
@@ -185,11 +207,6 @@ class ReplayTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         """Answer `request` with its recording."""
         await request.aread()
         return self._respond(request, self._pick(request), True)
-
-    @property
-    def unserved(self) -> list[Payload]:
-        """The payloads not served yet."""
-        return [p for p, used in zip(self.payloads, self._used, strict=True) if not used]
 
 
 async def _aiter(chunks: list[bytes]) -> AsyncIterator[bytes]:

@@ -1,8 +1,16 @@
-"""The wire forms a recorded exchange is read from and served as: bodies, SSE, the httpx library.
+"""The wire forms a recorded exchange is read from and served as: bodies, streams, the library.
 
-A recording keeps a body as JSON when it is JSON, as text otherwise; a server-sent-event stream
-as the list of its `data:` objects with their `event:` names and whether `[DONE]` came, so that
-it is served back byte for byte as the SDK read it.
+A recording keeps a body as JSON when it is JSON, as text otherwise; a stream as the list of its
+events, served back as the SDK read it, framed by the response's content type:
+
+- server-sent events (the default): each `data:` object with its `event:` name, and `[DONE]`
+  when it came (`sse_event_names`, `sse_done`);
+- newline-delimited JSON (`application/x-ndjson`, `application/stream+json`, ...: Ollama's
+  native API, Cohere v1's stream): one JSON line per event;
+- AWS event-stream frames (`application/vnd.amazon.eventstream`: boto3's Bedrock streams),
+  each event with its frame's type (`aws_event_types`, see `_eventstream`).
+
+`_framing.stream_chunks` frames a recorded stream by its content type.
 """
 
 from __future__ import annotations
@@ -14,7 +22,32 @@ from typing import Any
 
 from stopkit.record._payloads import Payload
 
-__all__ = ["json_or_text", "library_of", "parse_sse", "sse_chunks"]
+__all__ = [
+    "NDJSON_TYPES",
+    "is_ndjson",
+    "json_or_text",
+    "library_of",
+    "parse_ndjson",
+    "parse_sse",
+    "sse_chunks",
+]
+
+#: Content types of newline-delimited JSON streams. Sources: ollama/_client.py (its server
+#: sends `application/x-ndjson`), cohere/base_client.py (`chat_stream` reads lines).
+NDJSON_TYPES = (
+    "application/x-ndjson", "application/ndjson", "application/jsonl", "application/json-seq",
+    "application/stream+json", "application/jsonlines",
+)  # fmt: skip
+
+
+def is_ndjson(content_type: str) -> bool:
+    """Say whether a content type is one of newline-delimited JSON."""
+    return content_type.split(";")[0].strip().lower() in NDJSON_TYPES
+
+
+def parse_ndjson(data: bytes) -> list[Any]:
+    """Return the events of a newline-delimited JSON body, one per non-blank line."""
+    return [json_or_text(line) for line in data.splitlines() if line.strip()]
 
 
 def json_or_text(data: bytes) -> Any:

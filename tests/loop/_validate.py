@@ -3,10 +3,11 @@
 Where an SDK has a type for the messages of a request, the transcript must validate as a list
 of it: anthropic `MessageParam`, openai `ChatCompletionMessageParam` and
 `ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2` (v1: its `Message`
-union, the `chat_history` entries), ollama `Message`, and for Bedrock botocore's own validator
-over the Converse `messages` shape. The prompt-string APIs (Bedrock InvokeModel's families,
-legacy Completions) have no message type: their transcripts are `PromptMessage`s. TypedDicts are
-checked with `extra="forbid"`, so a key the API does not know fails too.
+union, the `chat_history` entries), ollama `Message`, xai_sdk's proto `chat_pb2.Message`, and
+for Bedrock botocore's own validator over the Converse `messages` shape. The prompt-string APIs
+(Bedrock InvokeModel's families, legacy Completions) have no message type: their transcripts are
+`PromptMessage`s. TypedDicts are checked with `extra="forbid"`, so a key the API does not know
+fails too.
 """
 
 from __future__ import annotations
@@ -77,6 +78,15 @@ def _ollama() -> Any:
     return ollama.Message
 
 
+def _xai(messages: Sequence[Any]) -> None:
+    """xai_sdk's request message is the proto `chat_pb2.Message`: each must parse into it."""
+    from google.protobuf.json_format import ParseDict
+    from xai_sdk.proto import chat_pb2
+
+    for message in messages:
+        ParseDict(message, chat_pb2.Message())  # an unknown key or value raises ParseError
+
+
 def _bedrock(messages: Sequence[Any]) -> None:
     import botocore.session
     from botocore.validate import ParamValidator
@@ -112,6 +122,7 @@ VALIDATORS: dict[str, Validator] = {
     "bedrock.invoke": _typed(lambda: PromptMessage),
     "openai.completions": _typed(lambda: PromptMessage),
     "cohere.v1": _typed(_cohere_v1, strict_keys=False),
+    "xai": _xai,
 }
 
 

@@ -113,6 +113,17 @@ def cohere_v1_duplicate() -> Any:
     return body
 
 
+def xai_duplicate() -> Any:
+    body = payload("xai", "tool_calls.json")
+    call = body["outputs"][0]["message"]["tool_calls"][0]
+    body["outputs"][0]["message"]["tool_calls"] = [
+        {**call, "id": "dup",
+         "function": {"name": "get_weather", "arguments": json.dumps({"city": city})}}
+        for city in ("Paris", "Tokyo")
+    ]
+    return body
+
+
 def cohere_v1_answers(messages: list[Any]) -> list[tuple[str, str]]:
     return [
         (r["call"]["name"], "")
@@ -129,9 +140,9 @@ def bedrock_answers(messages: list[Any]) -> list[tuple[str, str]]:
     ]  # fmt: skip
 
 
-def by_role_tool(key: str) -> Any:
+def by_role_tool(key: str, role: str = "tool") -> Any:
     def answers(messages: list[Any]) -> list[tuple[str, str]]:
-        return [(m[key], "") for m in messages if m.get("role") == "tool"]
+        return [(m[key], "") for m in messages if m.get("role") == role]
 
     return answers
 
@@ -181,6 +192,9 @@ DUPLICATES = {
     # Cohere v1 sends no ids either (call_<n>) and matches a result by its call: both run
     "cohere.v1": (cohere_v1_duplicate(), cohere_v1_answers, ["Paris", "Tokyo"],
                   [("get_weather", ""), ("get_weather", "")]),
+    # by tool_call_id: both ROLE_TOOL messages, the second the error
+    "xai": (xai_duplicate(), by_role_tool("tool_call_id", "ROLE_TOOL"), ["Paris"],
+            [("dup", ""), ("dup", "")]),
 }  # fmt: skip
 
 
@@ -195,7 +209,8 @@ def test_duplicate_call_ids_are_each_answered_once(name: str) -> None:
         end = {"bedrock": lambda: payload("bedrock", "end_turn.json"),
                "cohere": lambda: payload("cohere", "complete.json"),
                "ollama": lambda: payload("ollama", "stop.json"),
-               "cohere.v1": lambda: payload("cohere_v1", "complete.json")}[name]()  # fmt: skip
+               "cohere.v1": lambda: payload("cohere_v1", "complete.json"),
+               "xai": lambda: payload("xai", "stop.json")}[name]()  # fmt: skip
     model = ScriptedModel([duplicate, end])
     outcome = stopkit.run_loop(
         model, "Weather?", tools={"get_weather": lambda city: ran.append(city) or city}

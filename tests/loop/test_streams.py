@@ -99,23 +99,34 @@ async def test_arun_loop_reads_the_sdks_own_async_stream(folder: str) -> None:
     check(folder, outcome, events)
 
 
+# folder -> the SDK's stream helper: a manager whose `with` gives the helper stream.
+HELPERS = {
+    "anthropic": lambda c, m: c.messages.stream(model="m", max_tokens=256, messages=m),
+    "openai_chat": lambda c, m: c.chat.completions.stream(model="gpt-4o", messages=m),
+}
+
+
 @pytest.mark.parametrize("is_async", [False, True], ids=["run_loop", "arun_loop"])
-def test_anthropics_stream_manager_is_entered_and_read(is_async: bool) -> None:
-    """`client.messages.stream(...)` (a context manager) works as `call_model`'s return value."""
-    names = TURNS["anthropic"]
-    transport = stopkit.ReplayTransport([recorded("anthropic", name) for name in names])
-    client = sdk.client("anthropic", transport, is_async=is_async)
+@pytest.mark.parametrize("folder", list(HELPERS))
+def test_the_sdks_stream_helpers_are_entered_and_read(folder: str, is_async: bool) -> None:
+    """The helpers `messages.stream()` (anthropic), `chat.completions.stream()` (openai) work.
+
+    Each is a context manager whose helper stream yields derived events beside the wire ones
+    (openai's chat helper wraps each chunk in a `ChunkEvent`): the loop reads the wire events.
+    """
+    transport = stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+    client = sdk.client(folder, transport, is_async=is_async)
     events: list[Any] = []
 
     def call_model(messages: list[Any], **overrides: Any) -> Any:
-        return client.messages.stream(model="m", max_tokens=256, messages=messages)
+        return HELPERS[folder](client, messages)
 
     settings: dict[str, Any] = {"tools": {"get_weather": weather}, "on_event": events.append}
     if is_async:  # the async manager, entered with `async with`
         outcome = asyncio.run(stopkit.arun_loop(call_model, "Weather in Paris?", **settings))
     else:
         outcome = stopkit.run_loop(call_model, "Weather in Paris?", **settings)
-    check("anthropic", outcome, events)
+    check(folder, outcome, events)
 
 
 # --- iterables of events -------------------------------------------------------------------------
