@@ -21,7 +21,7 @@ from typing import Any, TextIO
 from stopkit._errors import AdapterNotFound
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
-from stopkit.cli._output import EXIT_UNREADABLE, paint, use_colour
+from stopkit.cli._output import EXIT_UNREADABLE, paint, terminal_safe, use_colour
 from stopkit.cli._recorded import Read, Tally, Unreadable, input_files, read_replies
 from stopkit.record._recordings import DEFAULT_MAX_SIZE
 
@@ -45,20 +45,20 @@ def _clip(text: str, width: int) -> str:
 
 
 def _stop_row(name: str, stop: Stop, colour: bool) -> str:
+    """The lines of one reply; what the reply says (tool names, notes) cannot drive a terminal."""
     reason = paint(f"{stop.reason.value:<13}", _COLOURS[stop.reason], colour)
     raw = "" if stop.raw_reason is None else repr(stop.raw_reason)
     calls = ", ".join(f"{c.name}{'' if c.complete else '(incomplete)'}" for c in stop.tool_calls)
-    parts = [f"{name}", f"  {stop.provider:<17} {reason} raw={raw or '-'}"]
-    if stop.detail:
-        parts[-1] += f" detail={stop.detail}"
+    said = f"raw={raw or '-'}" + (f" detail={stop.detail}" if stop.detail else "")
+    lines = [f"  {terminal_safe(f'{stop.provider:<17}')} {reason} {terminal_safe(said)}"]
     if calls:
-        parts.append(f"  tool calls: {calls}")
+        lines.append(f"  tool calls: {calls}")
     if stop.text:
-        parts.append(f"  text: {_clip(stop.text, 100)!r}")
+        lines.append(f"  text: {_clip(stop.text, 100)!r}")
     if stop.refusal:
-        parts.append(f"  refusal: {_clip(stop.refusal, 100)!r}")
-    parts.extend(f"  note: {note}" for note in stop.notes)
-    return "\n".join(parts)
+        lines.append(f"  refusal: {_clip(stop.refusal, 100)!r}")
+    lines.extend(f"  note: {note}" for note in stop.notes)
+    return "\n".join([terminal_safe(name), lines[0], *map(terminal_safe, lines[1:])])
 
 
 def _size(text: str) -> int:

@@ -232,3 +232,25 @@ def test_a_utf8_byte_order_mark_is_read(
     assert json.loads(capsys.readouterr().out)[0]["stop"]["reason"] == "output_limit"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
     assert main(["normalize", "--json", "-"]) == EXIT_OK
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["\x1b]52;c;ZXZpbA==\x07", "\x1b[2J", "get_\u202eorder"],
+    ids=["osc52-clipboard", "ansi-clear", "bidi-override"],
+)
+def test_what_a_reply_says_cannot_drive_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], hostile: str
+) -> None:
+    """A tool name (or any text) from the model is printed escaped: no terminal escape runs."""
+    reply = {"object": "chat.completion", "choices": [{"index": 0, "finish_reason": "tool_calls",
+             "message": {"role": "assistant", "content": None, "tool_calls": [
+                 {"id": "call_1", "type": "function",
+                  "function": {"name": hostile, "arguments": "{}"}}]}}]}  # fmt: skip
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(reply))
+    status, out = _run(["normalize", str(path)], capsys)
+    assert status == EXIT_OK
+    assert all(line.isprintable() for line in out.splitlines())
+    assert hostile not in out
+    assert repr(hostile)[1:-1] in out
