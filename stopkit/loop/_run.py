@@ -23,7 +23,7 @@ from contextlib import suppress
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
+from stopkit._errors import ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
@@ -33,6 +33,7 @@ from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
 from stopkit.loop._hooks import ModelCallContext, ask_before_call
+from stopkit.loop._journaled import kept_json, recordable
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
@@ -53,10 +54,9 @@ from stopkit.loop.events import (
     TurnStarted,
 )
 from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
-from stopkit.loop.journal._codec import reply_json
+from stopkit.loop.journal._errors import JournalError
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
-from stopkit.loop.journal._replies import recordable
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
 
@@ -222,7 +222,7 @@ class Run:
                 return stop
             # No JSON form either: the run ends as unknown now, and a rerun makes this call again.
             with suppress(JournalError):
-                recorder.record_model(self.turn, reply_json(reply))
+                recorder.record_model(self.turn, kept_json(reply))
         return stop
 
     def attempts(

@@ -14,13 +14,13 @@ from types import MappingProxyType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from stopkit._adapter import Adapter
-from stopkit._errors import InvalidRunId
 from stopkit._registry import get_adapter
 from stopkit._stop import StopReason, ToolCall
 from stopkit.loop._approval import Approval, check_approvals
 from stopkit.loop._budget import Budget
 from stopkit.loop._retry import RetryPolicy
 from stopkit.loop.events import Escalation, LoopEvent
+from stopkit.loop.journal._errors import InvalidRunId
 from stopkit.loop.journal._protocol import Journal
 
 __all__ = ["LoopSettings", "check_handlers", "keywords_of"]

@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._errors import JournalMismatch
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
     TranscriptDigest,
@@ -25,6 +24,7 @@ from stopkit.loop.journal._codec import (
     tool_result,
     tool_result_json,
 )
+from stopkit.loop.journal._errors import JournalMismatch
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
 from stopkit.loop.journal._owner import new_owner
