@@ -1,7 +1,8 @@
 """`Recorder`: one run's view of its journal — what to replay, what to record, its lease.
 
-`Run.call_model` asks it for a model step before making the call and records the reply after;
-`ToolExecutor._before`/`_after` do the same for each tool call. A step found in the journal is
+The loop's journal control (`stopkit/loop/_journaled.py`) asks it for a model step before
+the call is made and records the reply after, and does the same for each tool call. This
+module, like the whole journal, knows nothing of the loop. A step found in the journal is
 replayed once its request is checked against the recorded one (`JournalMismatch` naming the
 step when they differ); a step not found is made live and recorded before its result is used.
 The process's heartbeat renews the run's lease while the run is open (`_heartbeat.py`).
