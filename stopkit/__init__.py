@@ -25,14 +25,8 @@ if TYPE_CHECKING:
         AdapterNotFound,
         AlreadyResumed,
         FilteredReply,
-        InvalidRunId,
-        JournalError,
-        JournalMismatch,
-        JournalTooNew,
-        JournalUnreadable,
         ModelCallError,
         PausedReply,
-        RunLocked,
         StopkitError,
         StopReasonError,
         TruncatedReply,
@@ -96,7 +90,17 @@ if TYPE_CHECKING:
         retry_with_more_tokens,
         run_tool_calls,
     )
-    from stopkit.loop.journal import Journal, PostgresJournal, SqliteJournal
+    from stopkit.loop.journal import (
+        InvalidRunId,
+        Journal,
+        JournalError,
+        JournalMismatch,
+        JournalTooNew,
+        JournalUnreadable,
+        PostgresJournal,
+        RunLocked,
+        SqliteJournal,
+    )
     from stopkit.record._recording import RecordingTransport
     from stopkit.record._replay import NoRecording, ReplayTransport
 
@@ -196,10 +200,9 @@ __all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.p
 _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     "_adapter": ("Adapter", "StreamAccumulator"),
     "_errors": (
-        "AdapterNotFound", "AlreadyResumed", "FilteredReply", "InvalidRunId", "JournalError",
-        "JournalMismatch", "JournalTooNew", "JournalUnreadable", "ModelCallError",
-        "PausedReply", "RunLocked", "StopReasonError", "StopkitError", "TruncatedReply",
-        "UnknownStopReason", "UnsupportedReply",
+        "AdapterNotFound", "AlreadyResumed", "FilteredReply", "ModelCallError", "PausedReply",
+        "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
+        "UnsupportedReply",
     ),
     "_normalize": ("detect", "normalize", "normalize_all"),
     "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
@@ -224,7 +227,10 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {
     ),
     "loop._retry": ("RetryPolicy",),
     "loop._tool": ("tool",),
-    "loop.journal": ("Journal", "PostgresJournal", "SqliteJournal"),
+    "loop.journal": (
+        "InvalidRunId", "Journal", "JournalError", "JournalMismatch", "JournalTooNew",
+        "JournalUnreadable", "PostgresJournal", "RunLocked", "SqliteJournal",
+    ),
     "record._recording": ("RecordingTransport",),
     "record._replay": ("NoRecording", "ReplayTransport"),
     "_wrap": ("wrap",),

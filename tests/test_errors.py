@@ -10,6 +10,7 @@ import pytest
 import stopkit
 from stopkit import _errors
 from stopkit.batch import BatchUsageError
+from stopkit.loop import journal
 from stopkit.record import NoRecording
 
 
@@ -37,12 +38,12 @@ def _errors_to_pickle() -> list[Exception]:
         _errors.AdapterNotFound("nope", ["anthropic", "gemini"]),
         NoRecording("POST /v1/messages has no recording"),
         _model_call_error(),
-        _errors.JournalError("the journal failed"),
-        _errors.JournalMismatch("model_call_2", "the messages differ", {"a": 1}, {"a": 2}),
-        _errors.JournalUnreadable("runs.db", "it holds other tables"),
-        _errors.JournalTooNew("runs.db", 9, 1),
-        _errors.RunLocked("order-7", "host:1:ab", 12.5),
-        _errors.InvalidRunId(42, "not a str"),
+        journal.JournalError("the journal failed"),
+        journal.JournalMismatch("model_call_2", "the messages differ", {"a": 1}, {"a": 2}),
+        journal.JournalUnreadable("runs.db", "it holds other tables"),
+        journal.JournalTooNew("runs.db", 9, 1),
+        journal.RunLocked("order-7", "host:1:ab", 12.5),
+        journal.InvalidRunId(42, "not a str"),
         _errors.AlreadyResumed("order-7", ["toolu_1"], "awaiting approval of refund (toolu_1)"),
         _errors.StopReasonError(stop),
         _errors.TruncatedReply(stop),
@@ -76,3 +77,16 @@ def test_an_error_round_trips_through_pickle(error: Exception) -> None:
     assert str(copy) == str(error)
     assert copy.args == error.args
     assert vars(copy) == vars(error)
+
+
+JOURNAL_ERRORS = ["InvalidRunId", "JournalError", "JournalMismatch", "JournalTooNew",
+                  "JournalUnreadable", "RunLocked"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", JOURNAL_ERRORS)
+def test_the_journal_errors_live_with_the_journal(name: str) -> None:
+    """Each journal error is defined in `stopkit.loop.journal`; `stopkit` names the same class."""
+    kind = getattr(journal, name)
+    assert kind.__module__.startswith("stopkit.loop.journal.")
+    assert getattr(stopkit, name) is kind
+    assert not hasattr(_errors, name)

@@ -15,9 +15,8 @@ from typing import Any
 
 import stopkit
 from stopkit.batch import _command as _batch
-from stopkit.cli import _audit, _demo, _normalize, _table
+from stopkit.cli import _audit, _demo, _normalize, _runs, _table
 from stopkit.cli._output import Pipe
-from stopkit.loop.journal import _cli as _runs
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 

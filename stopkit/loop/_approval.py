@@ -1,13 +1,14 @@
 """Tool permissions: `approve(call)` and `before_tool_call(call, ctx)` before each call runs.
 
-`ToolGate` is asked about every tool call the executor would run (after the calls it answers
-itself: a recorded one, a repeated id, a passed deadline). First the decision: one given ahead
-in `approvals` (by call id, used once), else `approve(call)` — `True` runs it, `False` or a
-`str` denies it (the call is answered `denied: ...`, its siblings still run), `Defer()` leaves
-it to a person (the run ends `awaiting_approval` once the turn's other calls are done). Then,
-for a call that will run, the `before_tool_call` hook. A hook or `approve` that raises stops
-the run (`stopped_by_hook`): the call and those not started yet are answered `not run`
-(`Halted`: not the calls' results, so a journal does not keep them and a rerun asks again).
+`ToolGate` is the control: asked about every tool call the run would run (`before_tool`; not
+the calls answered before it: a recorded one, a repeated id, a passed deadline). First the
+decision: one given ahead in `approvals` (by call id, used once), else `approve(call)` —
+`True` runs it, `False` or a `str` denies it (the call is answered `denied: ...`, its siblings
+still run), `Defer()` leaves it to a person (the run ends `awaiting_approval` once the turn's
+other calls are done: `after_handler`). Then, for a call that will run, the
+`before_tool_call` hook. A hook or `approve` that raises stops the run (`stopped_by_hook`):
+the call and those not started yet are answered `not run` (not the calls' results, so a
+journal does not keep them and a rerun asks again).
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 from stopkit._stop import ToolCall, ToolResult
-from stopkit.loop._runner import deadline_passed, error_result, seconds_left
-from stopkit.loop.events import HookStopped, LoopEvent, ToolDeferred, ToolDenied
+from stopkit.loop._controls import Context, Control, Halt, ToolStep
+from stopkit.loop._runner import DEADLINE_PASSED, deadline_passed, error_result, seconds_left
+from stopkit.loop.events import HookStopped, Termination, ToolDeferred, ToolDenied
 
-__all__ = ["Approval", "Defer", "Deferred", "Halted", "ToolGate", "awaiting", "check_approvals"]
-
-DEADLINE_PASSED = "not run: the run's deadline has passed"
+__all__ = ["Approval", "Defer", "ToolGate", "awaiting", "check_approvals"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,25 +47,6 @@ Approval: TypeAlias = bool | str | Defer
 """What `approve(call)` returns: True (run it), False or a str (deny it, saying why), Defer()."""
 
 _ASK = object()  # no decision given ahead: ask `approve`
-
-
-@dataclass(frozen=True, slots=True)
-class Deferred:
-    """The gate's answer for a deferred call: the placeholder result its handler is given."""
-
-    result: ToolResult
-
-
-@dataclass(frozen=True, slots=True)
-class Halted:
-    """The gate's answer for a call the stopped run leaves unrun: never recorded in a journal."""
-
-    result: ToolResult
-
-
-Verdict: TypeAlias = ToolResult | Deferred | Halted | None
-"""None: run the call; a `ToolResult`: answer it with that; `Deferred`: leave it to a person;
-`Halted`: the run was stopped, the call is not run."""
 
 
 def check_approvals(approvals: Any, name: str = "approvals") -> dict[str, bool | str]:
@@ -108,12 +89,12 @@ def _sync(value: Any, hook: str) -> Any:
     return value
 
 
-class ToolGate:
+class ToolGate(Control):
     """Decides, per tool call of a run, whether it runs: `approve`, `approvals`, the hook.
 
-    The executor tells it the turn and the handler's context (`handling`), asks `check` (in
-    `run_loop`) or `acheck` (in `arun_loop`) per call, and reads `deferred` and `stopped`
-    after the handler returned.
+    Told of the handler about to act (`before_handler`: its context, for the hook), asked per
+    call (`before_tool`, `abefore_tool` in `arun_loop`), it ends the run once the handler
+    returned (`after_handler`) when a hook stopped it or a call waits for a person.
     """
 
     def __init__(
@@ -122,71 +103,77 @@ class ToolGate:
         before_tool_call: Callable[[ToolCall, Any], Any] | None,
         approvals: Mapping[str, bool | str] | None,
         deadline_at: float | None,
-        emit: Callable[[LoopEvent], Any] | None,
     ) -> None:
         self.approve = approve
         self.before = before_tool_call
         self.approvals = dict(approvals or {})  # used once each, then gone
-        # Whether there is anything to ask about a call (most runs have nothing).
-        self.active = approve is not None or before_tool_call is not None or bool(approvals)
         self.deadline_at = deadline_at
-        self.emit = emit
         self.turn = 0
         self.ctx: Any = None
         self.deferred: list[ToolCall] = []
         self.stopped: HookStopped | None = None
 
-    def decide_ahead(self, approvals: Mapping[str, bool | str]) -> None:
-        """Take decisions given ahead by call id (a resumed run's), each used once."""
-        self.approvals = dict(approvals)
-        self.active = True
-
-    def handling(self, turn: int, ctx: Any) -> None:
-        """Say which turn's calls come next, and the context their hook is given."""
-        self.turn = turn
+    def before_handler(self, ctx: Context) -> None:
+        """Take the turn whose calls come next, and the context their hook is given."""
+        self.turn = ctx.turn
         self.ctx = ctx
         self.deferred = []
 
+    def after_handler(self) -> Halt | None:
+        """End the run when a hook stopped it, or when calls wait for a person."""
+        if self.stopped is not None:
+            return Halt(Termination.STOPPED_BY_HOOK, self.stopped.reason, stopped_by=self.stopped)
+        if self.deferred:
+            pending = tuple(self.deferred)
+            return Halt(Termination.AWAITING_APPROVAL, awaiting(pending), pending=pending)
+        return None
+
     # --- the decision, sync and async --------------------------------------------------------
 
-    def check(self, call: ToolCall) -> Verdict:
-        """Decide about `call` in `run_loop`: None to run it, else how it is answered."""
+    def before_tool(self, tool: ToolStep) -> ToolResult | None:
+        """Decide about a call in `run_loop`: None to run it, else its answer."""
+        call = tool.call
+        if tool.refused is not None:
+            return None
         if self.stopped is not None:
-            return self._halted(call, self.stopped)
+            return self._halted(tool, self.stopped)
         decision = self.approvals.pop(call.id, _ASK)
         if decision is _ASK and self.approve is not None:
             try:
                 decision = self.approve(call)
             except Exception as exc:
-                return self._stop("approve", call, exc)
+                return self._stop("approve", tool, exc)
             decision = _sync(decision, "approve")
-        verdict = self._verdict(call, decision)
-        if verdict is not None or self.before is None:
-            return verdict
+        answer = self._answer(tool, decision)
+        if answer is not None or self.before is None:
+            return answer
         try:
             value = self.before(call, self.ctx)
         except Exception as exc:
-            return self._stop("before_tool_call", call, exc)
+            return self._stop("before_tool_call", tool, exc)
         _sync(value, "before_tool_call")
         return None
 
-    async def acheck(self, call: ToolCall) -> Verdict:
-        """Decide about `call` in `arun_loop` (hooks may be async, bounded by the deadline)."""
+    async def abefore_tool(self, tool: ToolStep) -> ToolResult | None:
+        """Decide about a call in `arun_loop` (hooks may be async, bounded by the deadline)."""
+        call = tool.call
+        if tool.refused is not None:
+            return None
         if self.stopped is not None:
-            return self._halted(call, self.stopped)
+            return self._halted(tool, self.stopped)
         decision = self.approvals.pop(call.id, _ASK)
         if decision is _ASK and self.approve is not None:
             try:
                 decision = await self._awaited(self.approve(call))
             except Exception as exc:
-                return self._failed("approve", call, exc)
-        verdict = self._verdict(call, decision)
-        if verdict is not None or self.before is None:
-            return verdict
+                return self._failed("approve", tool, exc)
+        answer = self._answer(tool, decision)
+        if answer is not None or self.before is None:
+            return answer
         try:
             await self._awaited(self.before(call, self.ctx))
         except Exception as exc:
-            return self._failed("before_tool_call", call, exc)
+            return self._failed("before_tool_call", tool, exc)
         return None
 
     async def _awaited(self, value: Any) -> Any:
@@ -200,28 +187,30 @@ class ToolGate:
 
         return await asyncio.wait_for(value, max(0.0, left))
 
-    def _failed(self, hook: str, call: ToolCall, exc: Exception) -> ToolResult | Halted:
+    def _failed(self, hook: str, tool: ToolStep, exc: Exception) -> ToolResult:
         """Answer a call whose async hook raised, or ran into the deadline."""
         if isinstance(exc, TimeoutError) and deadline_passed(self.deadline_at):
-            return error_result(call, DEADLINE_PASSED)
-        return self._stop(hook, call, exc)
+            return error_result(tool.call, DEADLINE_PASSED)
+        return self._stop(hook, tool, exc)
 
     # --- what a decision means ---------------------------------------------------------------
 
-    def _verdict(self, call: ToolCall, decision: Any) -> Verdict:
-        """Turn a decision into a verdict; anything but an `Approval` is a `TypeError`."""
+    def _answer(self, tool: ToolStep, decision: Any) -> ToolResult | None:
+        """Turn a decision into the call's answer (None: it runs); not an `Approval`: TypeError."""
+        call = tool.call
         if decision is True or decision is _ASK:
             return None
         if decision is False or type(decision) is str:
             reason = "not approved" if decision is False else decision
-            if self.emit is not None:
-                self.emit(ToolDenied(self.turn, call, reason))
+            if self.tell is not None:
+                self.tell(ToolDenied(self.turn, call, reason))
             return error_result(call, f"denied: {reason}" if reason else "denied")
         if type(decision) is Defer:
             self.deferred.append(call)
-            if self.emit is not None:
-                self.emit(ToolDeferred(self.turn, call, decision.reason))
-            return Deferred(error_result(call, "not run: awaiting a person's approval"))
+            if self.tell is not None:
+                self.tell(ToolDeferred(self.turn, call, decision.reason))
+            tool.kept, tool.waits = False, True  # a placeholder, for its handler only
+            return error_result(call, "not run: awaiting a person's approval")
         hint = " (an instance: Defer() or Defer('why'))" if decision is Defer else ""
         raise TypeError(
             f"approve returned {decision!r} for the call {call.name!r} (id {call.id!r}); it "
@@ -229,16 +218,17 @@ class ToolGate:
             f"stopkit.Defer(){hint} (leave it to a person)"
         )
 
-    def _stop(self, hook: str, call: ToolCall, exc: Exception) -> Halted:
-        """Stop the run because `hook` raised about `call`; answer the call `not run`."""
-        stopped = HookStopped(self.turn, hook, exc, call)
+    def _stop(self, hook: str, tool: ToolStep, exc: Exception) -> ToolResult:
+        """Stop the run because `hook` raised about a call; answer the call `not run`."""
+        stopped = HookStopped(self.turn, hook, exc, tool.call)
         if self.stopped is None:
             self.stopped = stopped
-            if self.emit is not None:
-                self.emit(stopped)
-        return self._halted(call, stopped)
+            if self.tell is not None:
+                self.tell(stopped)
+        return self._halted(tool, stopped)
 
     @staticmethod
-    def _halted(call: ToolCall, stopped: HookStopped) -> Halted:
-        """Answer a call the stopped run leaves unrun, saying what stopped it."""
-        return Halted(error_result(call, f"not run: the run was stopped ({stopped.reason})"))
+    def _halted(tool: ToolStep, stopped: HookStopped) -> ToolResult:
+        """Answer a call the stopped run leaves unrun, saying what stopped it (not kept)."""
+        tool.kept = False
+        return error_result(tool.call, f"not run: the run was stopped ({stopped.reason})")

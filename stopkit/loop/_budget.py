@@ -1,10 +1,11 @@
-"""`Budget`: what a run may spend, in tokens or money; `Tally`: what one run has spent of it.
+"""`Budget`: what a run may spend, in tokens or money; `Tally`: what one run has spent.
 
 The run adds each reply's usage to its tally as the reply arrives (a replayed reply too, so a
-rerun decides as the first run did), and checks the tally before each model call: past
-`warn_at` it emits `BudgetWarning` once, at the limit it ends the run (`budget_exceeded`)
-without making the call. A reply that does not say its input or output tokens is unknown
-spend, reported in a `UsageUnknown` event, never counted as zero silently.
+rerun decides as the first run did). A run with a budget has the control `BudgetCheck`, which
+checks the tally before each model call (`bound`): past `warn_at` it emits `BudgetWarning`
+once, at the limit it ends the run (`budget_exceeded`) without making the call. A reply that
+does not say its input or output tokens is unknown spend, reported in a `UsageUnknown` event,
+never counted as zero silently.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from stopkit._stop import Stop, Usage, add_usage
-from stopkit.loop.events import BudgetWarning, LoopEvent, Spent, UsageUnknown
+from stopkit.loop._controls import Control, ModelCall
+from stopkit.loop.events import BudgetWarning, Spent, Termination, UsageUnknown
 
-__all__ = ["Budget", "Tally"]
+__all__ = ["Budget", "BudgetCheck", "Tally"]
 
 logger = logging.getLogger("stopkit.loop")
 
@@ -80,21 +82,21 @@ class Budget:
 
 
 class Tally:
-    """What one run has spent of its `Budget`; `add` each reply, `exceeded` before each call.
+    """What one run has spent: its replies' usage added up, their cost, those without counts.
+
+    The run adds each reply as it arrives (`add`); `Outcome.usage` and `usage_unknown` are
+    read off it, a `ModelCallContext` gets its `spent`, and a `Budget` is checked against it.
 
     Example:
-        >>> tally = Tally(Budget(max_tokens=10), None)
-        >>> tally.exceeded(1)
-        False
+        >>> Tally().spent
+        Spent(tokens=0, cost=0.0, unknown=0)
     """
 
-    def __init__(self, budget: Budget | None, emit: Callable[[LoopEvent], Any] | None) -> None:
-        self.budget = budget
-        self.emit = emit
+    def __init__(self, price: Callable[[Usage], float] | None = None) -> None:
+        self.price = price  # the budget's `cost(usage)`, when it has one
         self.usage: Usage | None = None  # every reply's counts added up: `Outcome.usage`
         self.cost = 0.0
         self.unknown = 0
-        self.warned = False
 
     @property
     def tokens(self) -> int:
@@ -107,54 +109,73 @@ class Tally:
         """What the run has spent so far."""
         return Spent(self.tokens, self.cost, self.unknown)
 
-    def copy(self) -> Tally:
-        """Return a tally with the same counts (a resumed run goes on from them)."""
-        twin = Tally(self.budget, self.emit)
-        twin.usage, twin.cost, twin.unknown, twin.warned = (
-            self.usage,
-            self.cost,
-            self.unknown,
-            self.warned,
-        )
-        return twin
+    def carry(self, old: Tally) -> None:
+        """Go on from the counts of `old` (a resumed run, from the paused run's)."""
+        self.usage, self.cost, self.unknown = old.usage, old.cost, old.unknown
 
-    def add(self, turn: int, stop: Stop) -> None:
-        """Count the reply of `turn`; a reply without its input or output tokens is reported."""
+    def add(self, stop: Stop) -> None:
+        """Count a reply; one without its input or output tokens is counted as unknown."""
         usage = stop.usage
-        budget = self.budget
         self.usage = add_usage(self.usage, usage)
-        if usage is None:
-            missing: tuple[str, ...] = _BOTH
-        else:
-            missing = tuple(name for name in _BOTH if getattr(usage, name) is None)
-            if budget is not None and budget.cost is not None:
-                self.cost += _priced(budget.cost, usage)
-        if missing:
+        if usage is not None and self.price is not None:
+            self.cost += _priced(self.price, usage)
+        if _missing(usage):
             self.unknown += 1  # `Outcome.usage_unknown`: `usage` is a partial sum
-        if missing and budget is not None:
-            logger.info(
-                "stopkit: the reply of turn %d did not say its %s; the budget cannot count it",
-                turn,
-                " and ".join(missing),
-            )
-            if self.emit is not None:
-                self.emit(UsageUnknown(turn, stop, missing))
 
-    def exceeded(self, turn: int) -> bool:
-        """Say whether the model call of `turn` would go past the budget (warning once first)."""
-        budget = self.budget
-        if budget is None:
-            return False
+
+class BudgetCheck(Control):
+    """A run's `Budget` as a control: checked before each model call against the run's `Tally`.
+
+    Example:
+        >>> BudgetCheck(Budget(max_tokens=10), Tally()).bound(1) is None
+        True
+    """
+
+    def __init__(self, budget: Budget, tally: Tally) -> None:
+        self.budget = budget
+        self.tally = tally
+        self.warned = False
+
+    def replied(self, call: ModelCall, stop: Stop) -> None:
+        """Report a reply that does not say its input or output tokens: it cannot be counted."""
+        missing = _missing(stop.usage)
+        if not missing:
+            return
+        logger.info(
+            "stopkit: the reply of turn %d did not say its %s; the budget cannot count it",
+            call.turn,
+            " and ".join(missing),
+        )
+        if self.tell is not None:
+            self.tell(UsageUnknown(call.turn, stop, missing))
+
+    def bound(self, turn: int) -> Termination | None:
+        """End the run before the model call of `turn` past the budget (warning once first)."""
+        budget, tally = self.budget, self.tally
         tokens, most = budget.max_tokens, budget.max_cost
-        share = max(_share(self.tokens, tokens), _share(self.cost, most))
+        share = max(_share(tally.tokens, tokens), _share(tally.cost, most))
         if not self.warned and share >= budget.warn_at:
             self.warned = True
             logger.info("stopkit: the run has spent %.0f%% of its budget", 100 * share)
-            if self.emit is not None:
-                self.emit(BudgetWarning(turn, self.spent, tokens, most))
-        return (tokens is not None and self.tokens >= tokens) or (
-            most is not None and self.cost >= most
-        )
+            if self.tell is not None:
+                self.tell(BudgetWarning(turn, tally.spent, tokens, most))
+        if (tokens is not None and tally.tokens >= tokens) or (
+            most is not None and tally.cost >= most
+        ):
+            return Termination.BUDGET_EXCEEDED
+        return None
+
+    def carry(self, old: Control) -> None:
+        """A resumed run warns no more than once in all."""
+        assert isinstance(old, BudgetCheck)
+        self.warned = old.warned
+
+
+def _missing(usage: Usage | None) -> tuple[str, ...]:
+    """Name the counts a reply's usage leaves out, of its input and output tokens."""
+    if usage is None:
+        return _BOTH
+    return tuple(name for name in _BOTH if getattr(usage, name) is None)
 
 
 def _share(spent: float, limit: float | None) -> float:

@@ -16,30 +16,46 @@ from typing import Any
 
 from stopkit._counting import prompt_tokens
 from stopkit._stop import Stop
+from stopkit.loop._controls import Control, ModelCall
 from stopkit.loop._settings import LoopSettings
-from stopkit.loop.events import Compacted, LoopEvent
+from stopkit.loop.events import Compacted
 
 __all__ = ["Compactor"]
 
 
-class Compactor:
+class Compactor(Control):
     """Compacts one run's transcript before a model call once it passes `compact_at_tokens`.
+
+    Not before the summing-up call, which is sent the transcript and one more message.
 
     Example:
         >>> compactor = Compactor(LoopSettings(compact=lambda m: m[-2:], compact_at_tokens=9,
-        ...                       estimate_tokens=len), None)
+        ...                       estimate_tokens=len))
         >>> transcript = list(range(12))
-        >>> compactor.before_call(1, transcript, None)
+        >>> compactor.before_call(ModelCall(1, transcript, {}, None))
         >>> transcript
         [10, 11]
     """
 
-    def __init__(self, settings: LoopSettings, emit: Callable[[LoopEvent], Any] | None) -> None:
+    def __init__(self, settings: LoopSettings) -> None:
         self.at = settings.compact_at_tokens
         self.compact = settings.compact
         self.estimate = settings.estimate_tokens
-        self.emit = emit
         self.armed = True  # False: compact did not help in this crossing; wait for the next
+        self.last: Stop | None = None  # the last reply: its prompt tokens are the measure
+
+    def replied(self, call: ModelCall, stop: Stop) -> None:
+        self.last = stop
+
+    def carry(self, old: Control) -> None:
+        """A resumed run measures as the paused one did, armed or not."""
+        assert isinstance(old, Compactor)
+        self.armed, self.last = old.armed, old.last
+
+    def before_call(self, call: ModelCall) -> None:
+        """Compact the transcript in place before a turn's model call when it is past the mark."""
+        if not call.summing_up:
+            self.compact_past_mark(call.turn, call.messages, self.last)
 
     def measure(self, messages: Sequence[Any], last: Stop | None) -> int | None:
         """Return the conversation's size in tokens as the threshold reads it (None: unknown)."""
@@ -49,7 +65,7 @@ class Compactor:
             return None
         return prompt_tokens(last.provider, last.usage)
 
-    def before_call(self, turn: int, transcript: list[Any], last: Stop | None) -> None:
+    def compact_past_mark(self, turn: int, transcript: list[Any], last: Stop | None) -> None:
         """Compact `transcript` in place before the model call of `turn` when it is past the mark.
 
         `last` is the last reply (its input tokens are the measure without `estimate_tokens`).
@@ -76,8 +92,8 @@ class Compactor:
         # Not smaller: calling it again on the same transcript would give the same, forever.
         self.armed = smaller
         transcript[:] = compacted
-        if self.emit is not None:
-            self.emit(Compacted(turn, before, len(compacted), size, after))
+        if self.tell is not None:
+            self.tell(Compacted(turn, before, len(compacted), size, after))
 
 
 def _estimated(estimate: Callable[[list[Any]], int], messages: Sequence[Any]) -> int:

@@ -269,15 +269,15 @@ def _raised(error: BaseException) -> CallOutcome:
 
 
 def _raised_in(run: Run, error: BaseException) -> None:
-    """Report a run that raised `error`: cut short, or failed (to its observer).
+    """Report a run that raised `error`: cut short, or failed (to its controls).
 
     A cancellation, `KeyboardInterrupt` or `SystemExit` cuts the run short (its `LoopEnded`
-    event); any other exception (a `ModelCallError` after the run ended, a handler that
-    raised) is reported to the run's observer, when telemetry is on.
+    event); any other exception (a handler that raised; not a `ModelCallError`, raised once
+    the run ended) is the run's failure, told to its controls (`failed`: telemetry).
     """
     if isinstance(error, Exception):
-        if run.obs is not None and not run.ended:
-            run.obs.failed(error)
+        if not run.ended:
+            run.controls.failed(error)
         return
     try:
         run.cut_short()

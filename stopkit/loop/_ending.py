@@ -50,7 +50,7 @@ def end(
         and run.settings.synthesize_on_empty_final
         and termination in _SYNTHESIZE_AFTER
         and run.adapter is not None
-        and not run.tally.exceeded(run.turn + 1)
+        and run.controls.bound(run.turn + 1) is None  # no control's limit (the budget) is past
     ):
         text = yield from synthesize(run)
     if text == "":
@@ -76,7 +76,7 @@ def synthesize(run: Run) -> Generator[Request, Any, str]:
     messages = [*run.transcript, user_message(adapter, SYNTHESIZE_PROMPT)]
     # `tool_choice="none"` is the documented override meaning "no tool may be called".
     overrides = {**run.base, "tool_choice": "none"}
-    stop = yield from run.model_turn(overrides, messages)
+    stop = yield from run.model_turn(overrides, messages, summing_up=True)
     if stop.reason not in APPEND_ON_FINISH or stop.tool_calls:
         run.discard(stop)
         return ""

@@ -1,49 +1,45 @@
-"""The tool executor of one run: runs a turn's calls, records them, answers them when cut short.
+"""The tool executor of one run: runs a turn's calls, answers them when cut short.
 
 A run owns one `ToolExecutor` (composed, not inherited); a handler reaches it only through
 `ctx.run_tools()` / `ctx.arun_tools()`. Every tool call, in `run_loop` and `arun_loop` alike,
-passes through `_before` (may answer it without running it) and `_after` (records its result),
-with its turn and its slot (its place in the reply): the one place where a step boundary
-(`tool_call_<turn>_<slot>`), a hook or a span around a tool call belongs: the run's observer
-(`_observe.py`), while telemetry is on, is told there (of calls that run or are answered, not
-of calls a durable run replays from its journal).
+is one `ToolStep` (its turn and its slot: its place in the reply) through the controls'
+points (`_controls.py`): `before_tool` may answer it instead of running it (a journal's
+record, approvals' denial or deferral; the first control that answers wins, the later ones
+are not asked), `starting` hears that it runs, `after_tool` hears its result. The executor's
+own answers come first: a call of a reply that is not a tool request, one repeating an
+earlier call's id, one past the deadline is refused (the controls hear of it; approvals are
+not asked).
 
-In a durable run (`recorder`), `_before` answers a call recorded in the journal with its
-recorded result, `_starting` records that a non-idempotent call is starting; `_after` records
-the result before the model is sent it.
-
-Between `_before` and the call, the run's `ToolGate` (`_approval.py`) decides whether it runs:
-`approve`, the decisions given ahead, `before_tool_call`. A call it defers gets a placeholder
-result for the handler and joins no record: the run then waits for a person (`deferred`); nor
-does a call a stopped run leaves unrun (a rerun asks the hooks about it again). A
-run resumed after that answers the calls of the paused turn that had run with their results
-(`resume`), without running them again.
+A call deferred to a person gets a placeholder result for its handler and joins no record:
+the run then waits for a person (`ToolStep.waits`); nor does a call a stopped run leaves
+unrun (`ToolStep.kept`: a rerun asks the hooks about it again). A run resumed after that
+answers the calls of the paused turn that had run with their results (`resume`), without
+running them again.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.loop._approval import DEADLINE_PASSED, Deferred, Halted, ToolGate, Verdict
-from stopkit.loop._observe import RunObserver
+from stopkit.loop._controls import Controls, ToolStep
 from stopkit.loop._runner import (
     CANCEL_GRACE,
     CANCELLED,
+    DEADLINE_PASSED,
     INTERRUPTS,
     ToolRunner,
     deadline_passed,
     error_result,
     seconds_left,
 )
-from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
+from stopkit.loop.events import ToolCalled, ToolReturned, ToolRun
 from stopkit.loop.handlers import as_list
-from stopkit.loop.journal._names import CURRENT_STEP, tool_step
-from stopkit.loop.journal._recorder import Recorder
+from stopkit.loop.journal._names import as_step, tool_step
 
 __all__ = ["ToolExecutor"]
 
@@ -79,23 +75,14 @@ class ToolExecutor:
         runner: ToolRunner,
         tool_timeout: float | None,
         deadline_at: float | None,
-        emit: Callable[[LoopEvent], Any] | None,
-        recorder: Recorder | None = None,
+        controls: Controls,
         run_id: str | None = None,
-        gate: ToolGate | None = None,
-        obs: RunObserver | None = None,
     ) -> None:
         self.runner = runner
-        self.gate = ToolGate(None, None, None, deadline_at, emit) if gate is None else gate
-        self.obs = obs
+        self.controls = controls
         self.tool_timeout = tool_timeout
         self.deadline_at = deadline_at
-        self.emit = emit
-        self.recorder = recorder
         self._run_id = run_id
-        # Set by `handling` when a resumed run finds a non-idempotent call of this turn that
-        # started and has no result: the words saying so (the run then stops).
-        self.attention: str | None = None
         self.turn = 0
         self.runs: list[ToolRun] = []
         # The reply being handled: its calls' slots (their places in it), the slots of calls
@@ -109,20 +96,22 @@ class ToolExecutor:
         self.pending: Stop | None = None
         self.inflight: tuple[Sequence[ToolCall], list[ToolRun | None]] | None = None
         # The calls of this turn that have their result, by slot (what a resume keeps), and
-        # those a resumed run answers without running them again (`resume`).
+        # those a resumed run answers without running them again (`resume`); the calls of
+        # this handler that wait for a person (their runs are the handler's only).
         self.answered: dict[int, ToolRun] = {}
         self.done: dict[int, ToolRun] = {}
         self.done_turn = 0
+        self.waiting: set[int] = set()
 
     def resume(self, turn: int, done: dict[int, ToolRun]) -> None:
         """Answer the calls of `turn` that ran before the run paused with their results."""
         self.done_turn = turn
         self.done = dict(done)
 
-    def handling(self, turn: int, stop: Stop, ctx: Any = None) -> None:
-        """Say which reply the calls run next belong to: its handler (given `ctx`) is next."""
-        self.gate.handling(turn, ctx)
+    def handling(self, turn: int, stop: Stop) -> None:
+        """Say which reply the calls run next belong to: its handler is next."""
         self.answered = {}
+        self.waiting = set()
         if turn != self.done_turn:
             self.done = {}
         self.turn = turn
@@ -135,9 +124,6 @@ class ToolExecutor:
             self.slot_by_id.setdefault(call.id, slot)
         self.repeated = _repeated(calls) if len(calls) > 1 else frozenset()
         self.extra = 0
-        recorder = self.recorder
-        if recorder is not None and self.pending is not None:
-            self.attention = recorder.attention(turn)
 
     def _slot(self, call: ToolCall) -> int:
         """Return the call's place in the reply; a call made by a handler gets the next free one.
@@ -176,69 +162,58 @@ class ToolExecutor:
 
     # --- the step boundary of every tool call ----------------------------------------------
 
-    def _before(self, call: ToolCall, slot: int, timeout: float | None) -> ToolResult | None:
-        """Announce the call in `slot` of this turn; return its result when it is not to be run.
+    def _step(self, call: ToolCall, slot: int, timeout: float | None) -> ToolStep:
+        """Announce the call in `slot` of this turn (`ToolCalled`); return its step.
 
-        Not run: a call of a reply that is not a tool request (a handler's `run_tools()` under
-        `unknown` or a cut reply), a call repeating the id of an earlier call of the reply
-        (every call answered once: the later one with this error), a call past the deadline.
+        The run refuses to run a call of a reply that is not a tool request (a handler's
+        `run_tools()` under `unknown` or a cut reply), a call repeating the id of an earlier
+        call of the reply (every call answered once: the later one with this error), a call
+        past the deadline: its step says so (`refused`).
         """
-        if self.emit is not None:
-            self.emit(ToolCalled(self.turn, call))
-        recorder = self.recorder
-        if recorder is not None:
-            recorded = recorder.tool(self.turn, slot, call)
-            if recorded is not None:
-                return recorded
-        if self.obs is not None:
-            self.obs.tool_call(self.turn, slot, call)
+        tell = self.controls.tell
+        if tell is not None:
+            tell(ToolCalled(self.turn, call))
+        tool = ToolStep(self.turn, slot, call)
         stop = self.stop
         if stop is not None and stop.reason is not StopReason.TOOL_REQUEST:
-            return error_result(call, f"not run: the reply stopped as {stop.reason.value}")
-        if slot in self.repeated:
-            return error_result(
+            tool.refused = error_result(call, f"not run: the reply stopped as {stop.reason.value}")
+        elif slot in self.repeated:
+            tool.refused = error_result(
                 call, f"not run: an earlier call of this reply has the same id ({clip(call.id)})"
             )
-        if timeout is not None and timeout <= 0:
-            return error_result(call, DEADLINE_PASSED)
-        return None
+        elif timeout is not None and timeout <= 0:
+            tool.refused = error_result(call, DEADLINE_PASSED)
+        return tool
 
-    def _judged(self, call: ToolCall, slot: int, verdict: Verdict) -> ToolRun | ToolResult | None:
-        """Return what the gate's verdict on `call` means for it; None: it runs now.
+    def _answered(self, tool: ToolStep, answer: ToolResult | None) -> ToolResult | None:
+        """Return the call's answer (None: it runs now, and the controls are told so).
 
-        A deferred call gets its placeholder run (for its handler only), a call the stopped
-        run leaves unrun its answer: neither is recorded, a rerun asks about them again. The
-        gate's hooks take time: a call they took past the deadline is not run.
+        A control's answer, else the run's refusal, else the deadline's when it passed
+        meanwhile (the controls' questions take time).
         """
-        if isinstance(verdict, Deferred):
-            if self.obs is not None:  # its span ends now: the run will wait for a person
-                self.obs.tool_result(self.turn, slot, verdict.result)
-            return ToolRun(call, verdict.result, self.turn, 0.0)
-        if isinstance(verdict, Halted):
-            return self._after(call, slot, verdict.result, 0.0, done=False)
-        if verdict is not None:
-            return verdict
-        if deadline_passed(self.deadline_at):
-            return error_result(call, DEADLINE_PASSED)
-        return None
+        if answer is None:
+            answer = tool.refused
+        if answer is None and deadline_passed(self.deadline_at):
+            answer = error_result(tool.call, DEADLINE_PASSED)
+        if answer is None:
+            self.controls.starting(tool)
+        return answer
 
-    def _starting(self, recorder: Recorder, call: ToolCall, slot: int) -> None:
-        """Record that a non-idempotent call of a durable run is starting."""
-        if not self.runner.idempotent(call.name):
-            recorder.start_tool(self.turn, slot, call)
+    def _after(self, tool: ToolStep, result: ToolResult, seconds: float) -> ToolRun:
+        """Tell the controls the call's result; return its run.
 
-    def _after(
-        self, call: ToolCall, slot: int, result: ToolResult, seconds: float, *, done: bool = True
-    ) -> ToolRun:
-        """Record the result of the call in `slot` of this turn (`done=False`: it was cut)."""
-        if done and self.recorder is not None:
-            self.recorder.record_tool(self.turn, slot, call, result, seconds)
-        if self.obs is not None:
-            self.obs.tool_result(self.turn, slot, result)
-        if self.emit is not None:
-            self.emit(ToolReturned(self.turn, call, result, seconds))
-        run = ToolRun(call, result, self.turn, seconds)
-        self.answered[slot] = run
+        A call waiting for a person is the handler's only: no `ToolReturned`, no place among
+        the turn's answered calls.
+        """
+        self.controls.after_tool(tool, result, seconds)
+        run = ToolRun(tool.call, result, self.turn, seconds)
+        if tool.waits:
+            self.waiting.add(id(run))
+            return run
+        tell = self.controls.tell
+        if tell is not None:
+            tell(ToolReturned(self.turn, tool.call, result, seconds))
+        self.answered[tool.slot] = run
         return run
 
     def _known(self, slot: int) -> ToolRun | None:
@@ -252,8 +227,6 @@ class ToolExecutor:
 
     def run(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run `calls` one after another in this thread; one result each, in order."""
-        runner = self.runner
-        gate = self.gate
         slots: list[ToolRun | None] = [None] * len(calls)
         self.inflight = (calls, slots)
         for index, call in enumerate(calls):
@@ -262,33 +235,19 @@ class ToolExecutor:
             if known is not None:
                 slots[index] = known
                 continue
-            timeout = self.timeout()
-            result = self._before(call, slot, timeout)
-            if result is None and gate.active:
-                judged = self._judged(call, slot, gate.check(call))
-                if isinstance(judged, ToolRun):  # deferred, or halted: answered, not recorded
-                    slots[index] = judged
-                    continue
-                result, timeout = judged, self.timeout()  # what the hooks left of it
+            tool = self._step(call, slot, self.timeout())
+            answer = self._answered(tool, self.controls.before_tool(tool))
             seconds = 0.0
-            if result is None:
-                if self.recorder is not None:
-                    self._starting(self.recorder, call, slot)
-                outer = CURRENT_STEP.get()
-                CURRENT_STEP.set(tool_step(self.turn, slot))
-                try:
-                    result, seconds = runner.run(call, timeout, self.key(call, slot))
-                finally:
-                    CURRENT_STEP.set(outer)
-            slots[index] = self._after(call, slot, result, seconds)
+            if answer is None:
+                with as_step(tool_step(self.turn, slot)):  # `current_step()` while it runs
+                    answer, seconds = self.runner.run(call, self.timeout(), self.key(call, slot))
+            slots[index] = self._after(tool, answer, seconds)
         return self._landed(slots)
 
     async def arun(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run `calls` concurrently (sync tools in threads); one result each, in call order."""
         import asyncio  # here, not at module level: `import stopkit` stays light
 
-        runner = self.runner
-        gate = self.gate
         timeout = self.timeout()
         slots: list[ToolRun | None] = [None] * len(calls)
         self.inflight = (calls, slots)
@@ -299,27 +258,17 @@ class ToolExecutor:
             if known is not None:
                 slots[index] = known
                 return
-            result = self._before(call, slot, timeout)
-            left = timeout
-            if result is None and gate.active:
-                judged = self._judged(call, slot, await gate.acheck(call))
-                if isinstance(judged, ToolRun):  # deferred, or halted: answered, not recorded
-                    slots[index] = judged
-                    return
-                result, left = judged, self.timeout()  # what the hooks left of it
+            tool = self._step(call, slot, timeout)
+            answer = self._answered(tool, await self.controls.abefore_tool(tool))
             seconds = 0.0
-            if result is None:
-                if self.recorder is not None:
-                    self._starting(self.recorder, call, slot)
-                outer = CURRENT_STEP.get()
-                CURRENT_STEP.set(tool_step(self.turn, slot))
+            if answer is None:
                 try:
-                    result, seconds = await runner.arun(call, left, self.key(call, slot))
+                    with as_step(tool_step(self.turn, slot)):
+                        key = self.key(call, slot)
+                        answer, seconds = await self.runner.arun(call, self.timeout(), key)
                 except INTERRUPTS as exc:  # raised in a task of its own, it would skip us
                     raise _Interrupted(exc) from None
-                finally:
-                    CURRENT_STEP.set(outer)
-            slots[index] = self._after(call, slot, result, seconds)
+            slots[index] = self._after(tool, answer, seconds)
 
         try:
             if len(calls) == 1:
@@ -340,18 +289,16 @@ class ToolExecutor:
         return self._landed(slots)
 
     def _landed(self, slots: list[ToolRun | None]) -> list[ToolResult]:
-        """Record a batch that ran to its end; return its results in call order.
+        """Keep the runs of a batch that ran to its end; return its results in call order.
 
-        The placeholder runs of the calls deferred to a person are given to the handler only.
+        The placeholder runs of the calls waiting for a person are given to the handler only.
         """
         self.inflight = None
         runs = [run for run in slots if run is not None]
         results = [run.result for run in runs]
-        deferred = self.gate.deferred
-        if deferred:
-            waiting = {id(call) for call in deferred}
-            runs = [run for run in runs if id(run.call) not in waiting]
-        self.runs.extend(runs)  # in call order (in `arun`, the events came in completion order)
+        waiting = self.waiting
+        # In call order (in `arun`, the events came in completion order).
+        self.runs.extend(run for run in runs if id(run) not in waiting)
         return results
 
     def answer_cut(self, adapter: Adapter | None) -> list[Any]:
@@ -360,17 +307,14 @@ class ToolExecutor:
         A run is cut short by a cancellation, a `KeyboardInterrupt` or a `SystemExit`.
 
         Every call of the tool request being handled gets a result: its own when it finished,
-        else a `cancelled` error result. The reply and those results are returned, so the
-        transcript stays one the provider accepts.
+        else a `cancelled` error result (not kept: a rerun runs it). The reply and those
+        results are returned, so the transcript stays one the provider accepts.
         """
         if self.inflight is not None:
             calls, slots = self.inflight
             self.inflight = None
             for call, run in zip(calls, slots, strict=True):
-                if run is None:  # not recorded: a rerun runs it
-                    result = error_result(call, CANCELLED)
-                    run = self._after(call, self._slot(call), result, 0.0, done=False)
-                self.runs.append(run)
+                self.runs.append(run if run is not None else self._cancelled(call))
         stop, self.pending = self.pending, None
         if stop is None or adapter is None or not stop.tool_calls:
             return []
@@ -384,7 +328,12 @@ class ToolExecutor:
             if mine:
                 results.append(mine.pop(0))
                 continue
-            result = error_result(call, CANCELLED)
-            self.runs.append(self._after(call, self._slot(call), result, 0.0, done=False))
-            results.append(result)
+            cancelled = self._cancelled(call)
+            self.runs.append(cancelled)
+            results.append(cancelled.result)
         return [*as_list(adapter.assistant_message(stop)), *adapter.tool_results(stop, results)]
+
+    def _cancelled(self, call: ToolCall) -> ToolRun:
+        """Answer a call the run was cut short before it finished (or started) `cancelled`."""
+        tool = ToolStep(self.turn, self._slot(call), call, kept=False)
+        return self._after(tool, error_result(call, CANCELLED), 0.0)

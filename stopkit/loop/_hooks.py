@@ -1,10 +1,11 @@
 """`before_model_call`: what the hook is given (`ModelCallContext`), and how a run ends early.
 
-The run asks the hook before each try of a model call (`Run.attempts`), through the shells
-(`CallHook`), so an async hook is awaited in `arun_loop`; a replayed model call (a journaled
-run's) is not asked about: no call is made. A hook that raises stops the run
-(`stopped_by_hook`); one that outlasts the run's `deadline` ends it there. Either way the run
-ends from inside its model call, by raising `EndRun` to the engine.
+`BeforeModelCall` is the control: the run asks it before each try of a model call
+(`before_try`), and it asks the hook through the shells (`CallHook`), so an async hook is
+awaited in `arun_loop`; a replayed model call (a journaled run's) is not asked about: no call
+is made. A hook that raises stops the run (`stopped_by_hook`); one that outlasts the run's
+`deadline` ends it there. Either way the run ends from inside its model call, by raising
+`EndRun`.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stopkit.loop._budget import Tally
+from stopkit.loop._controls import Control, EndRun, ModelCall
 from stopkit.loop._requests import CallHook, Request
 from stopkit.loop._runner import deadline_passed, seconds_left
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop.events import HookStopped, LoopEvent, Spent, Termination
 
-__all__ = ["EndRun", "ModelCallContext", "ask_before_call"]
+__all__ = ["BeforeModelCall", "ModelCallContext", "ask_before_call"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,17 +47,31 @@ class ModelCallContext:
     """The loop's settings."""
 
 
-class EndRun(Exception):
-    """Raised inside a model call to end the run there, before the call is made (internal)."""
+class BeforeModelCall(Control):
+    """The `before_model_call` hook as a control: asked before each try of a model call."""
 
     def __init__(
-        self, termination: Termination, stopped: HookStopped | None, *, made: bool
+        self,
+        hook: Callable[[ModelCallContext], Any],
+        settings: LoopSettings,
+        tally: Tally,
+        deadline_at: float | None,
     ) -> None:
-        super().__init__(termination.value)
-        self.termination = termination
-        self.stopped = stopped
-        self.made = made
-        """Whether a try of this turn's model call was made already (a retry's hook)."""
+        self.hook = hook
+        self.settings = settings
+        self.tally = tally  # what the run has spent, for the hook to see
+        self.deadline_at = deadline_at
+
+    def before_try(self, call: ModelCall) -> Generator[Request, Any, None]:
+        ctx = ModelCallContext(
+            turn=call.turn,
+            attempt=call.attempt,
+            messages=call.messages,
+            overrides=call.overrides,
+            spent=self.tally.spent,
+            settings=self.settings,
+        )
+        return ask_before_call(self.hook, ctx, self.deadline_at, self.tell)
 
 
 def ask_before_call(

@@ -1,13 +1,13 @@
-"""The loop's telemetry switch: what an observer of a run is told, and when (internal).
+"""The loop's telemetry: the switch, what an observer of a run is told, and the control.
 
 `stopkit.otel.instrument()` sets `factory`; every run asks it once, when it starts, for its
-observer, and keeps None while nothing is instrumented: then a run costs one check at its
-start and one `is None` test per model call and per tool call, nothing more. The places that
-tell the observer are the step boundaries: `Run.call_model` (each try of a model call),
-`ToolExecutor._before`/`_after` (each tool call, with its turn and slot), the engine's
-decisions (a retry, a resume), the controls' events (`telling`: the budget, compaction, the
-hooks, approval), `Run.escalate`, `Run.finish` (the outcome), and the shells for a run that
-raised. An observer must never raise; `stopkit.otel`'s catches everything.
+observer, and keeps None while nothing is instrumented: then the run has no `Telemetry`
+control, and its points cost nothing. With one, the observer is told at the points
+(`_controls.py`): each try of a model call and its reply, each tool call (with its turn and
+slot; not those a durable run replays: the journal answers them first) and its result, the
+engine's decisions (a reply discarded, a pause resumed), the run's events (a failed try, an
+escalation, the controls' events, the end), and a run that raised. An observer must never
+raise; `stopkit.otel`'s catches everything.
 """
 
 from __future__ import annotations
@@ -17,12 +17,32 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from stopkit._adapter import Adapter
 from stopkit._stop import Stop, ToolCall, ToolResult
-from stopkit.loop.events import Escalation, LoopEvent, Outcome
+from stopkit.loop._controls import Control, ModelCall, ToolStep
+from stopkit.loop._streams import Streamed
+from stopkit.loop.events import (
+    BudgetWarning,
+    Compacted,
+    Escalated,
+    Escalation,
+    HookStopped,
+    LoopEnded,
+    LoopEvent,
+    ModelCallFailed,
+    Outcome,
+    ToolDeferred,
+    ToolDenied,
+    UsageUnknown,
+)
 
 if TYPE_CHECKING:
     from stopkit.loop._settings import LoopSettings
 
-__all__ = ["RunObserver", "factory", "telling"]
+__all__ = ["CONTROL_EVENTS", "RunObserver", "Telemetry", "factory"]
+
+#: The events the controls emit: the observer's `control` is told of each.
+CONTROL_EVENTS = frozenset(
+    {BudgetWarning, UsageUnknown, Compacted, ToolDenied, ToolDeferred, HookStopped}
+)
 
 
 class RunObserver(Protocol):
@@ -81,22 +101,42 @@ factory: Callable[[LoopSettings], RunObserver | None] | None = None
 """Makes each run's observer; set while instrumented (`stopkit.otel.instrument`)."""
 
 
-def telling(
-    emit: Callable[[LoopEvent], Any] | None, obs: RunObserver | None
-) -> Callable[[LoopEvent], Any] | None:
-    """Return what tells a control's event to `on_event` and to the observer (None: no one).
+class Telemetry(Control):
+    """A run's observer as a control: each point tells it what happened."""
 
-    Example:
-        >>> telling(None, None) is None
-        True
-    """
-    if obs is None:
-        return emit
-    if emit is None:
-        return obs.control
+    def __init__(self, observer: RunObserver) -> None:
+        self.observer = observer
 
-    def tell(event: LoopEvent) -> None:
-        obs.control(event)
-        emit(event)
+    def before_try(self, call: ModelCall) -> None:
+        self.observer.model_call(call.turn, call.attempt, call.messages, call.overrides,
+                                 call.adapter)  # fmt: skip
 
-    return tell
+    def replied(self, call: ModelCall, stop: Stop) -> None:
+        if not call.replayed:
+            self.observer.model_replied(stop, type(call.reply) is Streamed)
+
+    def before_tool(self, tool: ToolStep) -> None:
+        self.observer.tool_call(tool.turn, tool.slot, tool.call)
+
+    def after_tool(self, tool: ToolStep, result: ToolResult, seconds: float) -> None:
+        self.observer.tool_result(tool.turn, tool.slot, result)
+
+    def discarded(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None) -> None:
+        self.observer.discarded(stop, retry)
+
+    def resumed(self, stop: Stop, pauses: int) -> None:
+        self.observer.resumed(stop, pauses)
+
+    def told(self, event: LoopEvent) -> None:
+        match event:
+            case ModelCallFailed():
+                self.observer.model_failed(event.error)
+            case Escalated():
+                self.observer.escalated(event.escalation)
+            case LoopEnded(outcome=Outcome() as outcome):
+                self.observer.ended(outcome)
+            case _ if type(event) in CONTROL_EVENTS:
+                self.observer.control(event)
+
+    def failed(self, error: BaseException) -> None:
+        self.observer.failed(error)

@@ -46,7 +46,7 @@ class Paused:
         """Take the one resume of this paused run; `AlreadyResumed` when it was taken."""
         if not self.resumed.acquire(blocking=False):
             run = self.run
-            journaled = run.recorder is not None
+            journaled = run.settings.journal is not None
             raise AlreadyResumed(
                 run.settings.run_id if journaled else None,
                 [call.id for call in run.pending_calls],
@@ -103,16 +103,11 @@ def restore(paused: Paused, approvals: Mapping[str, bool | str], *, is_async: bo
     """
     paused.take()
     old = paused.run
-    settings = old.settings
-    if old.recorder is not None:
-        return Run(
-            replace(settings, approvals=approvals),
-            old.tools.runner,
-            old.given,
-            is_async=is_async,
-            origin=old.origin,
-        )
+    # The approvals given, ahead: each used once, before `approve` is asked.
+    settings = replace(old.settings, approvals=approvals)
     new = Run(settings, old.tools.runner, old.given, is_async=is_async, origin=old.origin)
+    if settings.journal is not None:
+        return new
     new.adapter, new.prompt, new.input = old.adapter, None, old.input
     new.transcript[:] = old.transcript
     new.base, new.next_overrides, new.tried = old.base, old.next_overrides, list(old.tried)
@@ -124,10 +119,9 @@ def restore(paused: Paused, approvals: Mapping[str, bool | str], *, is_async: bo
     )
     new.last_stop = old.last_stop
     new.detector.history.extend(old.detector.history)
-    new.tally, new.wasted = old.tally.copy(), old.wasted  # what it cost so far
-    if new.compactor is not None and old.compactor is not None:
-        new.compactor.armed = old.compactor.armed
-    new.gate.decide_ahead(approvals)
+    new.tally.carry(old.tally)  # what it cost so far
+    new.wasted = old.wasted
+    new.controls.carry(old.controls)
     tools = new.tools
     tools.runs = [run for run in old.tools.runs if run.turn != old.turn]
     tools._run_id = old.tools._run_id  # the same idempotency keys as the paused run's

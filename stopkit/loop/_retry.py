@@ -1,8 +1,9 @@
-"""Retrying a failed model call: `RetryPolicy` and the transient-error test it uses by default.
+"""Retrying a failed model call: `RetryPolicy`, its transient-error test, its control.
 
-Without a policy the loop never retries: the first exception from `call_model` ends the run with a
-`ModelCallError`. A policy is always bounded (`attempts`), and the loop's `deadline` bounds it
-too: a retry whose backoff would end past the deadline is not made.
+Without a policy the loop never retries: the first exception from `call_model` ends the run
+with a `ModelCallError`. A policy is always bounded (`attempts`), and the loop's `deadline`
+bounds it too: a retry whose backoff would end past the deadline is not made. `Retrying` is
+the control a run with a policy has: asked when a try raises.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RetryPolicy", "is_transient", "retry_delay"]
+from stopkit.loop._controls import Control, ModelCall
+
+__all__ = ["RetryPolicy", "Retrying", "is_transient", "retry_delay"]
 
 # Statuses worth another try: timeout, conflict, too early, rate limit, and every server error
 # (529 is Anthropic's "overloaded"). The SDKs' own retry logic uses the same set.
@@ -121,17 +124,15 @@ class RetryPolicy:
 
 
 def retry_delay(
-    policy: RetryPolicy | None, exc: Exception, attempt: int, deadline_at: float | None
+    policy: RetryPolicy, exc: Exception, attempt: int, deadline_at: float | None
 ) -> tuple[float | None, str]:
     """Return the wait before retrying after failed try `attempt` (None: give up), and why.
 
     Example:
-        >>> retry_delay(None, TimeoutError(), 1, None)
-        (None, 'TimeoutError; no retry policy')
+        >>> retry_delay(RetryPolicy(attempts=1), TimeoutError(), 1, None)
+        (None, 'TimeoutError; all 1 attempts used')
     """
     name = type(exc).__name__
-    if policy is None:
-        return None, f"{name}; no retry policy"
     delay = policy.delay(exc, attempt)
     if delay is None:
         if attempt >= policy.attempts:
@@ -140,3 +141,16 @@ def retry_delay(
     if deadline_at is not None and time.monotonic() + delay >= deadline_at:
         return None, f"{name}; the deadline leaves no time to retry"
     return delay, ""
+
+
+class Retrying(Control):
+    """A run's `RetryPolicy` as a control: asked when a try of a model call raises."""
+
+    def __init__(self, policy: RetryPolicy, deadline_at: float | None) -> None:
+        self.policy = policy
+        self.deadline_at = deadline_at
+
+    def retry(self, call: ModelCall, error: Exception) -> float | str:
+        """Return the seconds to wait before the next try, or why there is none."""
+        delay, why = retry_delay(self.policy, error, call.attempt, self.deadline_at)
+        return why if delay is None else delay

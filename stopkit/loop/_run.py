@@ -1,17 +1,12 @@
-"""The state of one loop run (`Run`): its transcript, bounds, model calls and outcome.
+"""The state of one loop run (`Run`): its transcript, bounds, model calls, controls and outcome.
 
 `drive` (in `_engine.py`) steps a `Run`. Every turn's model call — a resume and the summing-up
-call included — starts in `Run.model_turn`, and every try of it (the retries) is made by
-`Run.call_model`: the places for a step boundary, a hook or a span around a model call. Every
-tool call goes through the run's `ToolExecutor` likewise. While telemetry is on, the run's
-observer (`_observe.py`) is told of each of those steps, of the decisions and of the ending.
-
-A durable run (`journal=`) has a `Recorder`: `call_model` replays a model step it finds
-recorded (no call is made) and records the reply of a live one, before it is used.
-
-The run's controls are parts of it: its budget's `Tally` (each reply added in `model_turn`,
-checked in `out_of_bounds`), its `Compactor` (before each turn's call), `before_model_call`
-(before each try, in `attempts`; not for a replayed call) and its executor's `ToolGate`.
+call included — starts in `Run.model_turn`, and every try of it (the retries) is made in
+`Run.attempts`; every tool call goes through the run's `ToolExecutor`. The run's controls
+(`_controls.py`: the journal, approvals, the budget, compaction, the hooks, retries,
+telemetry) are one list, built once from the settings (`_controls_of`, the one place that
+names them), and told at the points of those steps; the run's events go to `on_event` and to
+the controls that listen.
 """
 
 from __future__ import annotations
@@ -19,22 +14,23 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from contextlib import suppress
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit._errors import JournalError, ModelCallError, UnsupportedReply
+from stopkit._errors import ModelCallError, UnsupportedReply
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, Usage, add_usage
 from stopkit.loop import _observe
-from stopkit.loop._approval import ToolGate, awaiting
-from stopkit.loop._budget import Tally
+from stopkit.loop._approval import ToolGate
+from stopkit.loop._budget import BudgetCheck, Tally
 from stopkit.loop._compaction import Compactor
+from stopkit.loop._controls import Control, Controls, Halt, ModelCall
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
-from stopkit.loop._hooks import ModelCallContext, ask_before_call
+from stopkit.loop._hooks import BeforeModelCall
+from stopkit.loop._journaled import Journaled
 from stopkit.loop._requests import CallModel, Request, Sleep
-from stopkit.loop._retry import retry_delay
+from stopkit.loop._retry import Retrying
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages, unshaped_prompt
@@ -53,18 +49,12 @@ from stopkit.loop.events import (
     TurnStarted,
 )
 from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
-from stopkit.loop.journal._codec import reply_json
-from stopkit.loop.journal._names import CURRENT_STEP, model_step
-from stopkit.loop.journal._recorder import Recorder
-from stopkit.loop.journal._replies import recordable
+from stopkit.loop.journal._names import as_step, model_step
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
 
 logger = logging.getLogger("stopkit.loop")
 
-# The endings that leave recorded steps unreplayed on purpose (any other ending with a recorded
-# step left over means the code took another path: a JournalMismatch).
-_PARTIAL = frozenset({Termination.CANCELLED, Termination.NEEDS_ATTENTION})
 # Only a complete final reply joins the transcript when the run finishes on it.
 APPEND_ON_FINISH = (StopReason.COMPLETED, StopReason.STOP_SEQUENCE)
 
@@ -79,6 +69,36 @@ def log_escalation(escalation: Escalation) -> None:
         stop.provider,
         clip(stop.raw_reason),
     )
+
+
+def _controls_of(
+    settings: LoopSettings, runner: ToolRunner, tally: Tally, deadline_at: float | None
+) -> list[Control]:
+    """Return the controls the settings ask for, in the order each point is called in.
+
+    Compaction before the journal (a model step's request is the compacted transcript); the
+    journal before telemetry and approvals (a recorded call is neither observed nor asked
+    about); the hook before telemetry (its time is not the model call's).
+    """
+    controls: list[Control] = []
+    if settings.compact_at_tokens is not None:
+        controls.append(Compactor(settings))
+    if settings.journal is not None:
+        controls.append(Journaled(settings.journal, settings.run_id or "", runner.idempotent))
+    if settings.before_model_call is not None:
+        controls.append(BeforeModelCall(settings.before_model_call, settings, tally, deadline_at))
+    make = _observe.factory  # the run's one check of whether telemetry is on
+    observer = None if make is None else make(settings)
+    if observer is not None:
+        controls.append(_observe.Telemetry(observer))
+    if settings.budget is not None:
+        controls.append(BudgetCheck(settings.budget, tally))
+    if settings.approve is not None or settings.before_tool_call is not None or settings.approvals:
+        controls.append(ToolGate(settings.approve, settings.before_tool_call,
+                                 settings.approvals, deadline_at))  # fmt: skip
+    if settings.retry is not None:
+        controls.append(Retrying(settings.retry, deadline_at))
+    return controls
 
 
 class Run:
@@ -116,30 +136,30 @@ class Run:
         self.detector = LoopDetector(settings)
         self.loop_detected = self.detector.detected
         self.escalation: Escalation | None = None
-        self.emit = settings.on_event
         self.deadline_at = (
             None if settings.deadline is None else time.monotonic() + settings.deadline
         )
-        journal = settings.journal
-        self.recorder = None if journal is None else Recorder(journal, settings.run_id or "")
-        make = _observe.factory  # the run's one check of whether telemetry is on
-        self.obs = obs = None if make is None else make(settings)
-        # The controls' events go to `on_event` and to the observer alike.
-        self.tell = tell = _observe.telling(self.emit, obs)
-        self.gate = ToolGate(settings.approve, settings.before_tool_call, settings.approvals,
-                             self.deadline_at, tell)  # fmt: skip
-        self.tools = ToolExecutor(runner, settings.tool_timeout, self.deadline_at, self.emit,
-                                  self.recorder, settings.run_id, self.gate, obs)  # fmt: skip
-        self.tally = Tally(settings.budget, tell)
-        self.compactor = None if settings.compact_at_tokens is None else Compactor(settings, tell)
-        # How the run ended, beyond its termination: the hook that stopped it; the calls it
-        # waits on, and what resuming it needs (set by the engine).
+        budget = settings.budget
+        self.tally = Tally(None if budget is None else budget.cost)
+        self.controls = Controls(
+            _controls_of(settings, runner, self.tally, self.deadline_at), settings.on_event
+        )
+        self.tell = self.controls.tell  # the run's events: to `on_event` and the controls
+        self.tools = ToolExecutor(
+            runner, settings.tool_timeout, self.deadline_at, self.controls, settings.run_id
+        )
+        # How the run ended, beyond its termination: the hook that stopped it; the control
+        # that ended it at a handler; the calls it waits on, and what resuming it needs.
         self.stopped_by: HookStopped | None = None
+        self.halted: Halt | None = None
         self.pending_calls: tuple[ToolCall, ...] = ()
         self.paused: Any = None
         # Set on a run resumed at a turn's handler: the overrides of that turn's model call.
         self.resuming: Mapping[str, Any] | None = None
-        self.on_text: Callable[[str], None] | None = None if self.emit is None else self.report_text
+        # A streamed reply's text goes to `on_event` (`TextDelta`) as it arrives.
+        self.on_text: Callable[[str], None] | None = (
+            None if settings.on_event is None else self.report_text
+        )
         self.ended = False
         self.unsupported = False  # the last reply was none stopkit can read
         self.wasted: Usage | None = None  # those of the replies thrown away
@@ -152,13 +172,12 @@ class Run:
     # --- bounds -----------------------------------------------------------------------------
 
     def out_of_bounds(self) -> Termination | None:
+        """Say what ends the run before its next model call: a safety net, or a control."""
         if deadline_passed(self.deadline_at):
             return Termination.DEADLINE
         if self.turn >= self.settings.max_turns:
             return Termination.MAX_TURNS
-        if self.tally.budget is not None and self.tally.exceeded(self.turn + 1):
-            return Termination.BUDGET_EXCEEDED
-        return None
+        return self.controls.bound(self.turn + 1)
 
     def cut_short(self) -> None:
         """Close a run cut short (cancelled, interrupted); report it on `LoopEnded`.
@@ -175,104 +194,81 @@ class Run:
     # --- model calls ------------------------------------------------------------------------
 
     def model_turn(
-        self, overrides: Mapping[str, Any], messages: list[Any]
+        self, overrides: Mapping[str, Any], messages: list[Any], *, summing_up: bool = False
     ) -> Generator[Request, Any, Stop]:
         """Start the next turn with its model call; return the reply's `Stop`.
 
-        Every model call of a run starts here (the summing-up call too): the place for a step
-        boundary or a span around one.
+        Every model call of a run starts here (the summing-up call too).
         """
         self.turn += 1
-        if self.emit is not None:
-            self.emit(TurnStarted(self.turn, overrides))
-        stop = yield from self.call_model(overrides, messages)
+        tell = self.tell
+        if tell is not None:
+            tell(TurnStarted(self.turn, overrides))
+        call = ModelCall(self.turn, messages, overrides, self.adapter, summing_up)
+        stop = yield from self.call_model(call)
         self.last_stop = stop
-        self.tally.add(self.turn, stop)  # the run's usage, and its budget
-        if self.emit is not None:
-            self.emit(ModelReplied(self.turn, stop))
+        self.tally.add(stop)  # what the run spent
+        if tell is not None:
+            tell(ModelReplied(self.turn, stop))
         return stop
 
-    def call_model(
-        self, overrides: Mapping[str, Any], messages: list[Any]
-    ) -> Generator[Request, Any, Stop]:
-        """Make one model call (retrying under the loop's policy); return the reply's `Stop`.
+    def call_model(self, call: ModelCall) -> Generator[Request, Any, Stop]:
+        """Make one model call (retrying as the controls say); return the reply's `Stop`.
 
-        The step `model_call_<turn>`: replayed from the journal when recorded there, else made
-        (`current_step()` names it meanwhile) and recorded. Raises `ModelCallError` when the
-        call failed and no retry is left.
+        The step `model_call_<turn>`: replayed when a control gives its reply (a journal's
+        record), else made (`current_step()` names it meanwhile). Raises `ModelCallError`
+        when the call failed and no retry is left.
         """
-        recorder = self.recorder
-        known = self.adapter  # what a rerun knows when it reads this step back
-        if recorder is not None:
-            recorded = recorder.model(self.turn, messages, overrides)
-            if recorded is not None:
-                return self.replayed(recorded)
-        outer = CURRENT_STEP.get()
-        CURRENT_STEP.set(model_step(self.turn))
-        try:
-            reply = yield from self.attempts(overrides, messages)
-        finally:
-            CURRENT_STEP.set(outer)
-        stop = self.normalize(reply)
-        if self.obs is not None:
-            self.obs.model_replied(stop, type(reply) is Streamed)
-        if recorder is not None:
-            if not self.unsupported:  # kept so that a rerun reads it to this `stop`, or refused
-                recorder.record_model(self.turn, recordable(reply, stop, known))
-                return stop
-            # No JSON form either: the run ends as unknown now, and a rerun makes this call again.
-            with suppress(JournalError):
-                recorder.record_model(self.turn, reply_json(reply))
+        recorded = self.controls.before_call(call)
+        if recorded is not None:
+            call.replayed = True
+            stop = self.replayed(recorded)
+        else:
+            with as_step(model_step(call.turn)):
+                call.reply = yield from self.attempts(call)
+            stop = self.normalize(call.reply)
+            call.unreadable = self.unsupported
+        self.controls.replied(call, stop)
         return stop
 
-    def attempts(
-        self, overrides: Mapping[str, Any], messages: list[Any]
-    ) -> Generator[Request, Any, Any]:
+    def attempts(self, call: ModelCall) -> Generator[Request, Any, Any]:
         """Make the model call until a try returns (the retries); return what it returned."""
-        attempt = 0
-        keep = self.recorder is not None
-        hook = self.settings.before_model_call
-        obs = self.obs
+        keep = self.controls.keeps_events
         while True:
-            attempt += 1
-            if hook is not None:
-                ctx = ModelCallContext(
-                    turn=self.turn,
-                    attempt=attempt,
-                    messages=messages,
-                    overrides=overrides,
-                    spent=self.tally.spent,
-                    settings=self.settings,
-                )
-                yield from ask_before_call(hook, ctx, self.deadline_at, self.tell)
-            if obs is not None:
-                obs.model_call(self.turn, attempt, messages, overrides, self.adapter)
+            call.attempt += 1
+            yield from self.controls.before_try(call)
             try:
                 return (
-                    yield CallModel(
-                        messages, overrides, self.turn, attempt, self.adapter, self.on_text, keep
-                    )
-                )
+                    yield CallModel(call.messages, call.overrides, call.turn, call.attempt,
+                                    self.adapter, self.on_text, keep)
+                )  # fmt: skip
             except Exception as exc:  # thrown in by the shell: what call_model raised
-                if obs is not None:
-                    obs.model_failed(exc)
-                delay, why = retry_delay(self.settings.retry, exc, attempt, self.deadline_at)
-                if self.emit is not None:
-                    self.emit(ModelCallFailed(self.turn, exc, attempt, delay))
-                if delay is None:
-                    self.tools.pending = None
-                    outcome = self.finish(Termination.MODEL_ERROR)
-                    why += unshaped_prompt(self.prompt, self.adapter)
-                    raise ModelCallError(outcome, attempt, why) from exc
-                logger.warning(
-                    "stopkit: the model call of turn %d failed (attempt %d: %s); "
-                    "retrying in %.2f s",
-                    self.turn,
-                    attempt,
-                    clip(describe(exc)),
-                    delay,
-                )
+                delay = self.failed_try(call, exc)
                 yield Sleep(delay)
+
+    def failed_try(self, call: ModelCall, exc: Exception) -> float:
+        """Return the wait before the next try of `call`, as the controls say; else give up.
+
+        Giving up ends the run (`model_error`) and raises `ModelCallError` from `exc`.
+        """
+        decided = self.controls.retry(call, exc)
+        delay = None if decided is None or isinstance(decided, str) else decided
+        if self.tell is not None:
+            self.tell(ModelCallFailed(call.turn, exc, call.attempt, delay))
+        if delay is None:
+            why = decided if isinstance(decided, str) else f"{type(exc).__name__}; no retry policy"
+            self.tools.pending = None
+            outcome = self.finish(Termination.MODEL_ERROR)
+            why += unshaped_prompt(self.prompt, self.adapter)
+            raise ModelCallError(outcome, call.attempt, why) from exc
+        logger.warning(
+            "stopkit: the model call of turn %d failed (attempt %d: %s); retrying in %.2f s",
+            call.turn,
+            call.attempt,
+            clip(describe(exc)),
+            delay,
+        )
+        return delay
 
     def replayed(self, recorded: Any) -> Stop:
         """Return the `Stop` of a recorded reply, read by the adapter as a live one is."""
@@ -316,8 +312,8 @@ class Run:
 
     def report_text(self, text: str) -> None:
         """Report a piece of a streamed reply's text (`TextDelta`)."""
-        if self.emit is not None:
-            self.emit(TextDelta(self.turn, text))
+        if self.tell is not None:
+            self.tell(TextDelta(self.turn, text))
 
     def unreadable(self, reply: Any, error: UnsupportedReply) -> Stop:
         """Return the `Stop` standing for a reply stopkit cannot read, and log it at WARNING."""
@@ -338,8 +334,7 @@ class Run:
     def discard(self, stop: Stop, retry: tuple[Mapping[str, Any], ...] | None = None) -> None:
         """Count a reply thrown away: retried (`retry`: the old and new overrides), or unusable."""
         self.wasted = add_usage(self.wasted, stop.usage)
-        if self.obs is not None:
-            self.obs.discarded(stop, retry)
+        self.controls.discarded(stop, retry)
 
     # --- ending -----------------------------------------------------------------------------
 
@@ -349,10 +344,8 @@ class Run:
         escalation = Escalation(reason, stop, self.turn, self.input, tuple(self.transcript))
         self.escalation = escalation
         self.on_escalate(escalation)
-        if self.obs is not None:
-            self.obs.escalated(escalation)
-        if self.emit is not None:
-            self.emit(Escalated(self.turn, escalation))
+        if self.tell is not None:
+            self.tell(Escalated(self.turn, escalation))
         return escalation
 
     def finish(self, termination: Termination, text: str | None = None) -> Outcome:
@@ -376,22 +369,17 @@ class Run:
             usage_unknown=self.tally.unknown,
             _paused=self.paused,
         )
-        if self.recorder is not None:
-            self.recorder.finish(
-                termination.value, self.why(text), replayed_all=termination not in _PARTIAL
-            )
-        if self.obs is not None:
-            self.obs.ended(outcome)
-        if self.emit is not None:
-            self.emit(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
+        self.controls.ended(outcome, self.why(text))
+        if self.tell is not None:
+            self.tell(LoopEnded(termination, self.turn, len(runs), text == "", outcome))
         return outcome
 
     def why(self, text: str) -> str:
-        """Say why the run ended, for its journal row: what stopped it, else its final text."""
+        """Say why the run ended, in words: what stopped it, else its final text."""
         if self.escalation is not None:
             return self.escalation.reason
         if self.stopped_by is not None:
             return self.stopped_by.reason
-        if self.pending_calls:
-            return awaiting(self.pending_calls)
+        if self.halted is not None:
+            return self.halted.reason
         return text

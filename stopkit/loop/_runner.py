@@ -28,6 +28,7 @@ from stopkit.loop._tool import KEY_PARAMETER, options_of, timed_by_itself, wants
 __all__ = [
     "CANCELLED",
     "CANCEL_GRACE",
+    "DEADLINE_PASSED",
     "INTERRUPTS",
     "ToolRunner",
     "await_tool",
@@ -44,6 +45,8 @@ MAX_ERROR_CHARS = 2000
 MAX_NAME_CHARS = 100
 #: The result of a call the run was cancelled before it finished (or started).
 CANCELLED = "cancelled: the run was cancelled before this call finished"
+#: The result of a call not run because the run's deadline had passed.
+DEADLINE_PASSED = "not run: the run's deadline has passed"
 #: Seconds a cancelled run waits for a cancelled async tool to unwind before going on.
 CANCEL_GRACE = 1.0
 #: What a tool may raise that stops the run instead of becoming the call's error result.

@@ -14,13 +14,13 @@ from types import MappingProxyType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from stopkit._adapter import Adapter
-from stopkit._errors import InvalidRunId
 from stopkit._registry import get_adapter
 from stopkit._stop import StopReason, ToolCall
 from stopkit.loop._approval import Approval, check_approvals
 from stopkit.loop._budget import Budget
 from stopkit.loop._retry import RetryPolicy
 from stopkit.loop.events import Escalation, LoopEvent
+from stopkit.loop.journal._errors import InvalidRunId
 from stopkit.loop.journal._protocol import Journal
 
 __all__ = ["LoopSettings", "check_handlers", "keywords_of"]
@@ -139,28 +139,13 @@ class LoopSettings:
     `approve`: how a journaled run awaiting approval is resumed by a rerun of its `run_id`."""
 
     def __post_init__(self) -> None:
-        for name, least in _LEAST.items():
-            value = getattr(self, name)
-            if type(value) is not int or value < least:
-                raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
-        _check_max_tokens(self.max_tokens, self.overrides)
+        _check_numbers(self)
         _check_journal(self.journal, self.run_id)
-        if self.retry is not None and not isinstance(self.retry, RetryPolicy):
-            raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {self.retry!r}")
-        if self.budget is not None and not isinstance(self.budget, Budget):
-            raise TypeError(f"budget must be a stopkit.Budget or None, not {self.budget!r}")
-        for hook in _CALLABLES:
-            value = getattr(self, hook)
-            if value is not None and not callable(value):
-                raise TypeError(f"{hook} must be callable or None, not {value!r}")
+        _check_kinds(self)
         _check_compaction(self.compact, self.compact_at_tokens, self.estimate_tokens)
-        tools = {} if self.tools is None else self.tools
-        for name, tool in tools.items():
-            if type(name) is not str or not callable(tool):
-                raise TypeError(f"tools maps names (str) to callables; got {name!r}: {tool!r}")
         # Frozen copies: a settings object shared by many runs cannot change under them.
         _set = object.__setattr__
-        _set(self, "tools", MappingProxyType(dict(tools)))
+        _set(self, "tools", MappingProxyType(_checked_tools(self.tools)))
         _set(self, "overrides", MappingProxyType(dict(self.overrides or {})))
         if self.adapter is not None:
             _set(self, "adapter", get_adapter(self.adapter))
@@ -181,6 +166,36 @@ class LoopSettings:
         if self.max_tokens is None:
             return overrides
         return MappingProxyType({**overrides, "max_tokens": self.max_tokens})
+
+
+def _check_numbers(settings: LoopSettings) -> None:
+    """Refuse a bounded setting that is no int or below its least value, and a bad ceiling."""
+    for name, least in _LEAST.items():
+        value = getattr(settings, name)
+        if type(value) is not int or value < least:
+            raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+    _check_max_tokens(settings.max_tokens, settings.overrides)
+
+
+def _check_kinds(settings: LoopSettings) -> None:
+    """Refuse a policy or a budget of another type, and a hook that is not callable."""
+    if settings.retry is not None and not isinstance(settings.retry, RetryPolicy):
+        raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {settings.retry!r}")
+    if settings.budget is not None and not isinstance(settings.budget, Budget):
+        raise TypeError(f"budget must be a stopkit.Budget or None, not {settings.budget!r}")
+    for hook in _CALLABLES:
+        value = getattr(settings, hook)
+        if value is not None and not callable(value):
+            raise TypeError(f"{hook} must be callable or None, not {value!r}")
+
+
+def _checked_tools(tools: Mapping[str, Callable[..., Any]] | None) -> dict[str, Any]:
+    """Return the tools as a dict, refusing a name that is no str or a tool not callable."""
+    checked = {} if tools is None else dict(tools)
+    for name, tool in checked.items():
+        if type(name) is not str or not callable(tool):
+            raise TypeError(f"tools maps names (str) to callables; got {name!r}: {tool!r}")
+    return checked
 
 
 def _check_compaction(compact: Any, at: Any, estimate: Any) -> None:

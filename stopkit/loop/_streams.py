@@ -14,7 +14,7 @@ the accumulated `Stop.text` (a `result()` per event: quadratic in a long stream)
 
 A whole reply is read by `read_reply`: its adapter's, once the run knows it, else the one that
 detects it. The run reads its live replies so, and a durable run its recorded ones, and checks
-with it that a reply it records reads back the same (`journal/_replies.py`).
+with it that a reply it records reads back the same (`_journaled.py`).
 """
 
 from __future__ import annotations

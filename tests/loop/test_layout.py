@@ -1,15 +1,51 @@
-"""The loop package's shape: no import cycle, nothing below it imports it, two public modules."""
+"""The loop package's shape: no import cycle, nothing below it imports it, its controls.
+
+Two public modules; the controls plugged in through one protocol; the journal below the loop.
+"""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import stopkit
 import stopkit.loop.events
 import stopkit.loop.handlers
+from stopkit.loop._controls import Control
 
 PACKAGE = Path(stopkit.__file__).parent
+LOOP = PACKAGE / "loop"
+
+# The modules of the loop's controls: each defines one `Control`.
+CONTROLS = ("_approval", "_budget", "_compaction", "_hooks", "_journaled", "_observe", "_retry")
+# What runs a run: a control imports none of it.
+ENGINE = ("_engine", "_run", "_driver", "_ending", "_resume", "_executor")
+
+
+def runtime_imports_of(path: Path) -> set[str]:
+    """Every `stopkit...` module a file imports when it runs (not under `if TYPE_CHECKING:`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and getattr(block.test, "id", None) == "TYPE_CHECKING"
+        for node in ast.walk(block)
+    }
+    return {
+        name
+        for node in ast.walk(tree)
+        if id(node) not in typing_only
+        for name in _imported(node)
+    }
+
+
+def _imported(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("stopkit"):
+        return [node.module]
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.startswith("stopkit")]
+    return []
 
 
 def imports_of(path: Path) -> set[str]:
@@ -69,3 +105,52 @@ def test_the_public_loop_modules_hold_what_stopkit_exports() -> None:
         assert names <= set(module.__all__), module.__name__
         for name in set(module.__all__) & set(stopkit.__all__):
             assert getattr(stopkit, name) is getattr(module, name), name
+
+
+def test_each_control_is_one_module_that_imports_no_engine() -> None:
+    """The modules defining a `Control` are the controls', one each, none importing the engine."""
+    defining = {
+        path.stem: [
+            value.__name__
+            for value in vars(importlib.import_module(f"stopkit.loop.{path.stem}")).values()
+            if isinstance(value, type) and issubclass(value, Control) and value is not Control
+            and value.__module__ == f"stopkit.loop.{path.stem}"
+        ]
+        for path in LOOP.glob("_*.py")
+        if path.stem != "__init__"
+    }  # fmt: skip
+    assert {name for name, found in defining.items() if found} == set(CONTROLS)
+    assert all(len(defining[name]) == 1 for name in CONTROLS), defining
+    engine = {f"stopkit.loop.{name}" for name in ENGINE}
+    imported = {name: imports_of(LOOP / f"{name}.py") & engine for name in CONTROLS}
+    assert {name: found for name, found in imported.items() if found} == {}
+
+
+def test_the_engine_names_no_control() -> None:
+    """The engine imports the controls' protocol, never a control's module."""
+    controls = {f"stopkit.loop.{name}" for name in CONTROLS}
+    assert imports_of(LOOP / "_engine.py") & controls == set()
+
+
+def test_the_journal_does_not_import_the_loop() -> None:
+    """The journal's modules use the core and each other; the loop uses them, not the reverse.
+
+    The DBOS steps run the loop: a package of their own, above both.
+    """
+    offenders = {
+        path.name: sorted(
+            m for m in runtime_imports_of(path)
+            if m.startswith("stopkit.") and not m.startswith("stopkit.loop.journal")
+            and not m.startswith("stopkit._")
+        )
+        for path in (LOOP / "journal").glob("*.py")
+    }  # fmt: skip
+    assert {name: mods for name, mods in offenders.items() if mods} == {}
+
+
+def test_the_core_imports_no_subsystem_when_it_runs() -> None:
+    """A core module (`stopkit/_*.py`) imports only other core modules at run time."""
+    core = [path for path in PACKAGE.glob("_*.py") if not path.name.startswith("__")]
+    names = {f"stopkit.{path.stem}" for path in core}
+    offenders = {path.name: sorted(runtime_imports_of(path) - names) for path in core}
+    assert {name: mods for name, mods in offenders.items() if mods} == {}

@@ -18,7 +18,7 @@ Example:
     ...                            run_id="ticket-4711")  # doctest: +SKIP
 """
 
-from stopkit._errors import (
+from stopkit.loop.journal._errors import (
     InvalidRunId,
     JournalError,
     JournalMismatch,

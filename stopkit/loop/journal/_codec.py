@@ -14,7 +14,7 @@ dumped with `model_dump(mode="json", by_alias=True, exclude_none=True)`, which i
 reads as it reads the wire; without the null fields, as the adapters send an SDK reply back,
 so a replayed transcript is the live one), a stream as the list of its events, a tool result
 as its content, error flag and value. A reply whose JSON its adapter reads otherwise is kept
-with its class too, and checked to read back the same (`_replies.py`).
+with its class too, and checked to read back the same (`stopkit/loop/_journaled.py`).
 """
 
 from __future__ import annotations
@@ -22,21 +22,22 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from stopkit._errors import JournalError
 from stopkit._json import loads
 from stopkit._json_out import escape_surrogates
 from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
-from stopkit.loop._streams import Streamed
+from stopkit.loop.journal._errors import JournalError
 
 __all__ = [
     "TranscriptDigest",
     "canonical",
     "digest",
     "dumps",
+    "events_json",
     "jsonable",
     "loads",
     "model_request",
@@ -143,19 +144,19 @@ def jsonable(value: Any) -> Any:
         ) from None
 
 
-def reply_json(reply: Any) -> Any:
-    """Return what a model step keeps of a reply: `{"reply": <JSON body>}`, or `{"events": ...}`.
-
-    A stream the shell read (`Streamed`) is kept as the list of its events, as JSON.
-    """
-    if type(reply) is Streamed:
-        return {"events": [jsonable(event) for event in reply.events or ()]}
+def reply_json(reply: Any) -> dict[str, Any]:
+    """Return what a model step keeps of a whole reply: `{"reply": <its JSON body>}`."""
     if isinstance(reply, str | bytes | bytearray):
         try:  # a JSON body as text: kept as its JSON
             return {"reply": loads(reply)}
         except ValueError:
             return {"reply": reply if isinstance(reply, str) else None}
     return {"reply": jsonable(reply)}
+
+
+def events_json(events: Iterable[Any]) -> dict[str, Any]:
+    """Return what a model step keeps of a stream: `{"events": [<each event as JSON>]}`."""
+    return {"events": [jsonable(event) for event in events]}
 
 
 class TranscriptDigest:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from contextvars import ContextVar
 
-__all__ = ["CURRENT_STEP", "current_step", "model_step", "step_turn", "tool_step"]
+__all__ = ["CURRENT_STEP", "as_step", "current_step", "model_step", "step_turn", "tool_step"]
 
 _STEP = re.compile(r"(model)_call_(\d+)|(tool)_call_(\d+)_\d+")
 
@@ -66,3 +66,31 @@ def current_step() -> str | None:
         ...         f"{run_id}/{current_step()}"})
     """
     return CURRENT_STEP.get()
+
+
+class _Step:
+    """Names the step being made in this context while a `with` block runs."""
+
+    __slots__ = ("name", "outer")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.outer: str | None = None
+
+    def __enter__(self) -> None:
+        self.outer = CURRENT_STEP.get()
+        CURRENT_STEP.set(self.name)
+
+    def __exit__(self, *raised: object) -> None:
+        CURRENT_STEP.set(self.outer)
+
+
+def as_step(name: str) -> _Step:
+    """Return what names `name` the current step while its `with` block runs.
+
+    Example:
+        >>> with as_step("model_call_1"):
+        ...     current_step()
+        'model_call_1'
+    """
+    return _Step(name)

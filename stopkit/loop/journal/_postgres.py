@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from stopkit._errors import JournalError
+from stopkit.loop.journal._errors import JournalError
 from stopkit.loop.journal._sql import Execute, SqlJournal
 from stopkit.loop.journal._watchdog import WATCHDOG
 

@@ -1,7 +1,8 @@
 """`Recorder`: one run's view of its journal — what to replay, what to record, its lease.
 
-`Run.call_model` asks it for a model step before making the call and records the reply after;
-`ToolExecutor._before`/`_after` do the same for each tool call. A step found in the journal is
+The loop's journal control (`stopkit/loop/_journaled.py`) asks it for a model step before
+the call is made and records the reply after, and does the same for each tool call. This
+module, like the whole journal, knows nothing of the loop. A step found in the journal is
 replayed once its request is checked against the recorded one (`JournalMismatch` naming the
 step when they differ); a step not found is made live and recorded before its result is used.
 The process's heartbeat renews the run's lease while the run is open (`_heartbeat.py`).
@@ -14,7 +15,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._errors import JournalMismatch
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._codec import (
     TranscriptDigest,
@@ -25,6 +25,7 @@ from stopkit.loop.journal._codec import (
     tool_result,
     tool_result_json,
 )
+from stopkit.loop.journal._errors import JournalMismatch
 from stopkit.loop.journal._heartbeat import HEARTBEAT
 from stopkit.loop.journal._names import model_step, tool_step
 from stopkit.loop.journal._owner import new_owner

@@ -1,20 +1,18 @@
-"""A model step's reply as the journal keeps it: read back to the same `Stop`, or refused.
+"""A model step's reply as the journal keeps it, and as a rerun gets it back.
 
 A reply is kept as its JSON body (`{"reply": ...}`; an SDK object as its dump, a stream as its
 events, `{"events": [...]}`), which every wire adapter reads as it reads the wire. The JSON of
 some replies reads otherwise: a framework's objects (LangChain messages, pydantic-ai, LiteLLM
 and OpenAI Agents responses) are recognized by their class, which their JSON does not carry,
 and google-genai keeps a reply's extras under its Python names, not the wire's. Such a reply
-is kept with its class (`"class"`; the events of a stream each with theirs, `"classes"`) and
-replayed as the object rebuilt from its JSON, by pydantic (`model_validate`, or a
-`TypeAdapter` for a dataclass).
+is kept with its class (`"class"`: `with_class`; the events of a stream each with theirs,
+`"classes"`: `events_with_classes`) and replayed as the object rebuilt from its JSON, by
+pydantic (`model_validate`, or a `TypeAdapter` for a dataclass): `replayable`.
 
-Before a step is recorded, what it would keep is read back as a rerun reads it, with the
-adapter the run knew before the call: a reply read back to another `Stop` either way (its
-JSON or its class loses what its adapter reads, LiteLLM's `_hidden_params`) is refused with a
-`JournalError` naming its form, and nothing is recorded. A class is rebuilt only when its
-top-level package is already imported by the process (the app's own framework is): a journal
-never makes a process import a package it did not use.
+Which of the forms a step keeps is the loop's to decide (`stopkit/loop/_journaled.py`: the
+form that reads back to the `Stop` the run saw). A class is rebuilt only when its top-level
+package is already imported by the process (the app's own framework is): a journal never
+makes a process import a package it did not use.
 """
 
 from __future__ import annotations
@@ -22,17 +20,14 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from stopkit._adapter import Adapter
-from stopkit._errors import JournalError, UnsupportedReply
-from stopkit._stop import Stop
-from stopkit.loop._streams import Streamed, read_reply, read_stream
-from stopkit.loop.journal._codec import canonical, jsonable, reply_json
+from stopkit.loop.journal._codec import jsonable
 
-__all__ = ["Unreplayable", "recordable", "replayable"]
+__all__ = ["Unreplayable", "events_with_classes", "form_of", "replayable", "with_class"]
 
 
 class Unreplayable(ValueError):
@@ -58,73 +53,28 @@ def _form(name: str) -> str:
     return name.replace(":", ".")
 
 
-def _described(reply: Any) -> str:
-    """Name a reply's form for an error: its class, or a stream of its events' classes."""
-    if type(reply) is Streamed:
-        kinds = dict.fromkeys(_form(_name(type(event))) for event in reply.events or ())
-        return f"a stream of {', '.join(kinds) or 'no event'}"
-    return f"a {_form(_name(type(reply)))}"
+def form_of(value: Any) -> str:
+    """Name the form of a reply or an event for people: its class, as Python writes it.
+
+    Example:
+        >>> form_of({})
+        'builtins.dict'
+    """
+    return _form(_name(type(value)))
 
 
-def _with_classes(reply: Any) -> dict[str, Any] | None:
-    """Return the step's reply kept with its class (or its events' classes); None: no class."""
-    if type(reply) is Streamed:
-        events = reply.events or []
-        classes = [_class(event) for event in events]
-        if not events or None in classes:
-            return None
-        return {"events": [jsonable(e) for e in events], "classes": classes}
+def with_class(reply: Any) -> dict[str, Any] | None:
+    """Return a whole reply kept with its class; None: no class rebuilds it."""
     name = _class(reply)
     return None if name is None else {"reply": jsonable(reply), "class": name}
 
 
-def recordable(reply: Any, stop: Stop, adapter: Adapter | None) -> dict[str, Any]:
-    """Return what the model step keeps of `reply`, which the run read live as `stop`.
-
-    Its JSON when that reads back to `stop`, else its JSON with its class; `adapter` is the one
-    the run knew before the call (a rerun knows the same). Raises `JournalError` naming the
-    reply's form when neither reads back to `stop`: the step is not recorded.
-
-    Example:
-        >>> recordable(reply, stop, None)  # doctest: +SKIP
-        {'reply': {'type': 'message', ...}}
-    """
-    kept: dict[str, Any] = dict(reply_json(reply))
-    if _reads_back(kept, stop, adapter):
-        return kept
-    tagged = _with_classes(reply)
-    if tagged is not None and _reads_back(tagged, stop, adapter):
-        return tagged
-    raise JournalError(
-        f"{_described(reply)} reply cannot be journaled: read back from what the journal can "
-        f"keep of it (its JSON{', its class' if tagged else ''}), it gives another Stop than "
-        "the live one, so a rerun would not see what this run saw; return the provider's reply "
-        "(its JSON body or the SDK object) from call_model"
-    )
-
-
-def _reads_back(kept: dict[str, Any], stop: Stop, adapter: Adapter | None) -> bool:
-    """Say whether a rerun reading `kept` with `adapter` gets `stop` (every field, as JSON)."""
-    try:
-        replay = replayable(kept)
-    except Unreplayable:
-        return False
-    events = replay.get("events")
-    if events is not None:
-        again = read_stream(events, adapter, None).stop
-    else:
-        try:
-            again = read_reply(replay["reply"], adapter)[1]
-        except UnsupportedReply:
-            return False
-    return again is not None and _same(again, stop)
-
-
-def _same(a: Stop, b: Stop) -> bool:
-    try:
-        return bool(canonical(a.model_dump(mode="json")) == canonical(b.model_dump(mode="json")))
-    except (JournalError, ValueError):  # a field with no JSON form: nothing to compare it by
-        return False
+def events_with_classes(events: Sequence[Any]) -> dict[str, Any] | None:
+    """Return a stream's events, each with its class; None: none, or one no class rebuilds."""
+    classes = [_class(event) for event in events]
+    if not events or None in classes:
+        return None
+    return {"events": [jsonable(e) for e in events], "classes": classes}
 
 
 def replayable(recorded: dict[str, Any]) -> dict[str, Any]:

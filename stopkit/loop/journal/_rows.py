@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit._errors import JournalUnreadable
 from stopkit.loop.journal._codec import loads
+from stopkit.loop.journal._errors import JournalUnreadable
 from stopkit.loop.journal._names import step_turn
 from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
 from stopkit.loop.journal._schema import read_text

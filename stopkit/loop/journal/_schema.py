@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from stopkit._errors import JournalTooNew, JournalUnreadable
 from stopkit._json_out import escape_surrogates
+from stopkit.loop.journal._errors import JournalTooNew, JournalUnreadable
 
 __all__ = ["FORMAT", "SCHEMA_VERSION", "TABLES", "Execute", "check", "create", "read_text",
            "stored_text"]  # fmt: skip

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
-from stopkit._errors import RunLocked
+from stopkit.loop.journal._errors import RunLocked
 from stopkit.loop.journal._owner import dead_here
 from stopkit.loop.journal._protocol import RunInfo, RunStatus, StepRecord
 from stopkit.loop.journal._rows import run_info

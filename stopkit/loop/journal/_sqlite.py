@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from os import PathLike, fspath
 
-from stopkit._errors import JournalError, JournalUnreadable
+from stopkit.loop.journal._errors import JournalError, JournalUnreadable
 from stopkit.loop.journal._sql import Execute, SqlJournal
 
 __all__ = ["SqliteJournal"]

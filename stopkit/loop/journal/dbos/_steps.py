@@ -1,36 +1,9 @@
-"""DBOS: the loop's model calls and tool calls as DBOS steps inside a DBOS workflow.
+"""DBOS steps: a model call (`model_steps`) and a tool call (`tool_steps`) each as a DBOS step.
 
-For those who already run DBOS (it checkpoints to SQLite or PostgreSQL): call
-`stopkit.loop.journal.dbos.run_loop` (or `arun_loop`) inside a `@DBOS.workflow()`. Each model
-call runs as the DBOS step `model_call_<turn>` and each tool call as `tool_call_<turn>_<slot>`
-(the loop's own step names, `current_step()`); DBOS records what each returned. When DBOS
-recovers the workflow after a crash, it runs the workflow function again: the loop drives the
-same steps in the same order, and DBOS answers each finished one from its checkpoint, so only
-the unfinished work runs. DBOS is the journal here (no `journal=`; the workflow id is the
-run id): a model step returns the reply's JSON body (the loop reads it as it reads any reply)
-beside its request's digest, checked on recovery (`JournalMismatch` naming the step when the
-prompt or the code changed); a tool step returns what the tool returned (DBOS pickles it) or
-raises what it raised.
-
-A tool call's timeout (`tool_timeout=`, the `deadline`) runs inside its step: a call past it
-ends its step with the timeout, which is what a recovery replays (the tool is not run again,
-and a result it gives later is not kept). The workflow id is the run id of one loop: a second
-loop in the same workflow needs a `run_id=` of its own (stable across recoveries), else it is
-refused (`JournalError`) before its first model call, so no two loops share idempotency keys.
-
-Limits: DBOS runs a step at least once, so `stopkit.tool(idempotent=False)` cannot stop the
-run as a journal does: give such a tool an `idempotency_key` parameter (stable across
-recoveries). A stream is read to its end inside its step (the text deltas arrive then). In
-`arun_loop` a sync tool's step starts on the event loop (it runs in DBOS's threads), so the
-steps of a turn's calls are numbered in the calls' order, at every recovery too. Needs
-`pip install 'stopkit[dbos]'`; DBOS is imported only when a call is made.
-
-Example:
-    >>> from dbos import DBOS  # doctest: +SKIP
-    >>> from stopkit.loop.journal import dbos as durable  # doctest: +SKIP
-    >>> @DBOS.workflow()  # doctest: +SKIP
-    ... def support_agent(question: str) -> str:
-    ...     return durable.run_loop(call_model, question, tools=TOOLS).text
+A model step returns the reply's JSON body (a stream: its JSON events) beside its request's
+digest, checked on recovery (`JournalMismatch` naming the step when the prompt or the code
+changed); a tool step returns what the tool returned (DBOS pickles it) or raises what it
+raised, its timeout (the loop's) inside the step. DBOS is imported only when a call is made.
 """
 
 from __future__ import annotations
@@ -39,18 +12,19 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from stopkit._errors import JournalError, JournalMismatch, ModelCallError
 from stopkit.loop._runner import await_tool, is_async_callable
 from stopkit.loop._streams import is_async_stream, is_sync_stream
 from stopkit.loop._threads import call_in_thread
 from stopkit.loop._tool import keep_time
-from stopkit.loop.journal._codec import digest, jsonable, model_request, reply_json
+from stopkit.loop.journal._codec import digest, events_json, model_request, reply_json
+from stopkit.loop.journal._errors import JournalError, JournalMismatch
 from stopkit.loop.journal._names import current_step
 
-__all__ = ["arun_loop", "model_steps", "run_loop", "tool_steps"]
+__all__ = ["model_steps", "tool_steps", "workflow_dbos", "workflow_steps"]
 
 
-def _dbos() -> Any:
+def workflow_dbos() -> Any:
+    """Return DBOS, refusing a call outside a DBOS workflow (or without DBOS installed)."""
     try:
         from dbos import DBOS
     except ImportError:
@@ -81,7 +55,7 @@ def _kept(reply: Any) -> dict[str, Any]:
             return _kept(entered)
     if is_sync_stream(reply):
         try:
-            return {"events": [jsonable(event) for event in reply]}
+            return events_json(reply)
         finally:
             close = getattr(reply, "close", None)
             if callable(close):
@@ -95,7 +69,7 @@ def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
     Example:
         >>> stopkit.run_loop(model_steps(call_model), prompt)  # doctest: +SKIP
     """
-    return _model_steps(call_model, alone=False)
+    return workflow_steps(call_model, alone=False)
 
 
 def _second_loop(steps: list[Any], mine: int, workflow_id: str) -> JournalError | None:
@@ -109,7 +83,7 @@ def _second_loop(steps: list[Any], mine: int, workflow_id: str) -> JournalError 
     return None
 
 
-def _model_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[..., Any]:
+def workflow_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[..., Any]:
     """`model_steps`; `alone`: the loop takes the workflow's id, which no other loop may have.
 
     Whether another loop ran before is asked in the loop's first model step, where DBOS tells
@@ -126,7 +100,7 @@ def _model_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[...
     if is_async_callable(call_model):
 
         async def acall(messages: Sequence[Any], **overrides: Any) -> Any:
-            dbos = _dbos()
+            dbos = workflow_dbos()
             name = current_step() or "model_call"
             request = model_request(digest(messages), overrides)
             check = checks()
@@ -146,7 +120,7 @@ def _model_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[...
                             reply = [event async for event in entered]
                     else:
                         reply = [event async for event in reply]
-                    return {"request": request, "events": [jsonable(e) for e in reply]}
+                    return {"request": request, **events_json(reply)}
                 return {"request": request, **_kept(reply)}
 
             return _checked(await dbos.run_step_async({"name": name}, step), name, request)
@@ -154,7 +128,7 @@ def _model_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[...
         return acall
 
     def call(messages: Sequence[Any], **overrides: Any) -> Any:
-        dbos = _dbos()
+        dbos = workflow_dbos()
         name = current_step() or "model_call"
         request = model_request(digest(messages), overrides)
         check = checks()
@@ -188,7 +162,7 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
 
         async def timed_async(timeout: float | None, **arguments: Any) -> Any:
             step = {"name": current_step() or name}
-            return await _dbos().run_step_async(step, within_async, timeout, **arguments)
+            return await workflow_dbos().run_step_async(step, within_async, timeout, **arguments)
 
         @functools.wraps(tool)
         async def astep(**arguments: Any) -> Any:
@@ -206,13 +180,14 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
         raise value
 
     def timed(timeout: float | None, **arguments: Any) -> Any:
-        return _dbos().run_step({"name": current_step() or name}, within, timeout, **arguments)
+        step = {"name": current_step() or name}
+        return workflow_dbos().run_step(step, within, timeout, **arguments)
 
     async def atimed(timeout: float | None, **arguments: Any) -> Any:
         # Started on the event loop, not in a thread: DBOS numbers a step when it starts, so
         # the steps of a turn's calls keep the order of the calls at every recovery.
         step = {"name": current_step() or name}
-        return await _dbos().run_step_async(step, within, timeout, **arguments)
+        return await workflow_dbos().run_step_async(step, within, timeout, **arguments)
 
     @functools.wraps(tool)
     def step(**arguments: Any) -> Any:
@@ -231,65 +206,3 @@ def tool_steps(tools: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..
         >>> loop = stopkit.Loop(model_steps(call_model), tools=tool_steps(TOOLS))  # doctest: +SKIP
     """
     return {name: _tool_step(name, tool) for name, tool in tools.items()}
-
-
-def _settings(call_model: Callable[..., Any], settings: dict[str, Any]) -> Callable[..., Any]:
-    if settings.get("journal") is not None:
-        raise ValueError("with DBOS, DBOS is the journal: pass no journal=")
-    # The workflow's id is the run's: idempotency keys stay the same across recoveries.
-    alone = not settings.get("run_id")
-    settings["run_id"] = settings.get("run_id") or _dbos().workflow_id
-    settings["tools"] = tool_steps(settings.get("tools") or {})
-    return _model_steps(call_model, alone=alone)
-
-
-def _journal_error(error: ModelCallError) -> JournalError | None:
-    """Return the journal error a DBOS model step raised, which the loop wrapped, if it was one.
-
-    DBOS is the journal here: a step that does not replay (`JournalMismatch`) or a loop that
-    may not run is said as a journal says it, not as a failed model call. It is raised once
-    the `ModelCallError` is handled, so that it carries no context pointing back at itself (a
-    cycle of causes cannot be pickled, and DBOS pickles a workflow's error).
-    """
-    cause = error.__cause__
-    return cause if isinstance(cause, JournalError) else None
-
-
-def run_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
-    """`stopkit.run_loop` with each model call and tool call a DBOS step; call it in a workflow.
-
-    Example:
-        >>> @DBOS.workflow()  # doctest: +SKIP
-        ... def agent(prompt: str) -> str:
-        ...     return run_loop(call_model, prompt, tools=TOOLS).text
-    """
-    from stopkit.loop._driver import run_loop as plain
-
-    model = _settings(call_model, settings)
-    try:
-        return plain(model, messages, **settings)
-    except ModelCallError as exc:
-        journal = _journal_error(exc)
-        if journal is None:
-            raise
-    raise journal
-
-
-async def arun_loop(call_model: Callable[..., Any], messages: Any, **settings: Any) -> Any:
-    """`stopkit.arun_loop` with each model call and tool call a DBOS step, in an async workflow.
-
-    Example:
-        >>> @DBOS.workflow()  # doctest: +SKIP
-        ... async def agent(prompt: str) -> str:
-        ...     return (await arun_loop(call_model, prompt, tools=TOOLS)).text
-    """
-    from stopkit.loop._driver import arun_loop as plain
-
-    model = _settings(call_model, settings)
-    try:
-        return await plain(model, messages, **settings)
-    except ModelCallError as exc:
-        journal = _journal_error(exc)
-        if journal is None:
-            raise
-    raise journal

@@ -1,4 +1,8 @@
-"""Asserting a reply's `Stop`, and one test parameter per payload file: `stopkit.testing`'s core."""
+"""Asserting a reply's `Stop`, and one test parameter per payload file: `stopkit.testing`'s core.
+
+A package of its own, not a core module (`stopkit/_*.py`): it reads payload files
+(`stopkit.record`), and the core, at the bottom of the house, imports no subsystem.
+"""
 
 from __future__ import annotations
 

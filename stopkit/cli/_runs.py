@@ -15,8 +15,8 @@ import os
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from stopkit._errors import JournalError, RunLocked
 from stopkit.cli._output import terminal_safe
+from stopkit.loop.journal._errors import JournalError, RunLocked
 from stopkit.loop.journal._protocol import RunInfo
 from stopkit.loop.journal._rows import Recorded, read_steps
 from stopkit.loop.journal._sql import SqlJournal
