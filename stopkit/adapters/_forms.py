@@ -10,7 +10,9 @@ watches them (and, for boto3, puts the watched stream back under the same key).
 
 (The one reply form, boto3's `invoke_model` response, is `stopkit._normalize.reply_of`'s.)
 
-Classes are recognized by their module and name (in the MRO): no SDK is imported.
+Classes are recognized by their module and name (in the MRO): no SDK is imported. It lives
+with the adapters, below the loop and `wrap` that read it, since knowing what an SDK's objects
+look like is the adapters' part.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from stopkit.adapters._bedrock_invoke_stream import decoded_chunk
 
 __all__ = ["STREAM_FORMS", "StreamForm", "events_of", "stream_form"]
 
@@ -69,8 +73,6 @@ def bedrock_chunk(event: Any) -> Any:
     The decoded body tells which adapter reads the stream: Claude's events are anthropic's,
     Nova's ConverseStream's, Titan's, Llama's and Mistral's bedrock.invoke's.
     """
-    from stopkit.adapters._bedrock_invoke_stream import decoded_chunk
-
     body = decoded_chunk(event) if type(event) is dict else None
     return event if body is None else body
 
