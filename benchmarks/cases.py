@@ -332,10 +332,10 @@ def _reference_cases() -> list[Case]:
                               (), {}, None)
 
     def bare_stop() -> Work:
-        from stopkit._stop import StopReason, _fast_stop
+        from stopkit import Stop, StopReason
 
         def build() -> Any:
-            return _fast_stop({
+            return Stop.model_validate({
                 "reason": StopReason.COMPLETED, "raw_reason": "end_turn", "provider": "anthropic",
                 "detail": None, "text": "", "tool_calls": (), "refusal": None,
                 "stop_sequence": None, "notes": (), "usage": None, "details": {}, "raw": {},
@@ -353,7 +353,7 @@ def _reference_cases() -> list[Case]:
         Case("reference", "a plain 11-slot object", "Result(...11 fields) with __slots__",
              slots_object, "reference"),
         Case("reference", "stopkit Stop, as adapters build it",
-             "stopkit._stop._fast_stop({...every field})", bare_stop, "reference_stop"),
+             "stopkit.Stop.model_validate({...every field})", bare_stop, "reference_stop"),
         Case("reference", "pydantic Stop.model_construct", "Stop.model_construct(...)",
              model_construct, "reference"),
     ]

@@ -1,12 +1,12 @@
 """The one way adapters read wire data: a JSON dict, an SDK model (extras included), or anything.
 
 `wire(obj)` returns the object's fields as a mapping read with `.get(name)`: the dict itself for
-a JSON body; for an official SDK's pydantic model, its instance `__dict__` (with the fields the
-SDK did not declare, which it keeps in `__pydantic_extra__`, merged in); for anything else, its
-attributes. Reading a whole reply is then `dict.get` calls in C, whatever form the reply came
-in: a missed `getattr` on a pydantic model costs microseconds (its `__getattr__` raises), a
-missed `dict.get` nothing. The one cache is per class, bounded: whether its `__dict__` answers
-what attribute access would.
+a JSON body; for an official SDK's pydantic model, a view reading its declared fields by
+attribute and the fields the SDK did not declare from `model_extra` (pydantic's public API
+only); for anything else, its attributes. A name a model does not declare is never looked up
+as an attribute: a missed `getattr` on a pydantic model raises inside its `__getattr__`, which
+costs more than reading the fields that are there. The one cache is per class, bounded: the
+names a model class declares (`model_fields`), or that it is read by attribute.
 
 Example:
     >>> wire({"stop_reason": "end_turn"}).get("stop_reason")
@@ -17,7 +17,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping
 from enum import Enum
 from types import MappingProxyType
@@ -29,57 +28,84 @@ __all__ = ["either", "listed", "not_an_object", "raw_value", "to_json", "wire"]
 NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 _NO_FIELDS = (str, bytes, bytearray, int, float, list, tuple)
-# class -> whether its instances' __dict__ (and __pydantic_extra__) answer every field read the
-# way attribute access would. Bounded: past the bound, a class not seen reads by attribute.
-_PLAIN: dict[type, bool] = {}
+# class -> the field names its instances are read by (a pydantic model's `model_fields`), or
+# None for a class read by attribute. Bounded: past the bound, a class not seen is worked out
+# again at each read.
+_FIELDS: dict[type, frozenset[str] | None] = {}
 _MAX_CLASSES = 1024
 
 
 def wire(obj: Any) -> Mapping[str, Any]:
     """Return the fields of a wire object as a mapping: read them with `.get(name)`.
 
-    The mapping is the object's own storage where it can be (never write to it). A value that
-    has no fields (None, a string, a number, a list) gives an empty mapping.
+    Never write to the mapping (a dict body is returned as it is). A value that has no fields
+    (None, a string, a number, a list) gives an empty mapping.
     """
     if type(obj) is dict:  # a JSON body: the usual case
         return obj
     kind = type(obj)
-    plain = _PLAIN.get(kind)
-    if plain is None:
+    fields = _FIELDS.get(kind, _UNSEEN)
+    if fields is _UNSEEN:
         if obj is None or isinstance(obj, _NO_FIELDS):
             return NOTHING
         if isinstance(obj, Mapping):
             return obj
-        plain = _plain_model(kind)
-    if plain:
-        extra = obj.__pydantic_extra__
-        values: dict[str, Any] = obj.__dict__
-        return {**extra, **values} if extra else values
-    return _Attributes(obj)
+        fields = _declared(kind)
+    if fields is None:
+        return _Attributes(obj)
+    return _Model(obj, fields)
 
 
-def _plain_model(kind: type) -> bool:
-    """Say whether `kind` is a pydantic model whose `__dict__` answers what `getattr` would.
+_UNSEEN: Any = object()
 
-    True for a model with pydantic's own attribute lookup, no class attribute named like one of
-    its fields and no `cached_property` (whose values would sit in `__dict__` too).
+
+def _declared(kind: type) -> frozenset[str] | None:
+    """The field names a pydantic model class declares; None for a class read by attribute.
+
+    A model with an attribute lookup of its own (`__getattr__`) is read by attribute too: what
+    it computes for a name is what it says.
     """
     from pydantic import BaseModel  # loaded with stopkit already; here to keep the module light
 
-    plain = (
-        issubclass(kind, BaseModel)
-        and getattr(kind, "__getattr__", None) is getattr(BaseModel, "__getattr__", None)
-        and kind.__getattribute__ is object.__getattribute__
-        and not any(hasattr(kind, name) for name in kind.model_fields)
-        and not any(
-            isinstance(value, functools.cached_property)
-            for klass in kind.__mro__
-            for value in vars(klass).values()
-        )
-    )
-    if len(_PLAIN) < _MAX_CLASSES:
-        _PLAIN[kind] = plain
-    return plain
+    fields = None
+    if issubclass(kind, BaseModel) and getattr(kind, "__getattr__", None) is getattr(
+        BaseModel, "__getattr__", None
+    ):
+        fields = frozenset(kind.model_fields)
+    if len(_FIELDS) < _MAX_CLASSES:
+        _FIELDS[kind] = fields
+    return fields
+
+
+class _Model(Mapping[str, Any]):
+    """A pydantic model's wire fields: the declared ones by attribute, then `model_extra`."""
+
+    __slots__ = ("_extra", "_fields", "_obj")
+
+    def __init__(self, obj: Any, fields: frozenset[str]) -> None:
+        self._obj = obj
+        self._fields = fields
+        self._extra: dict[str, Any] | None = obj.model_extra
+
+    def get(self, name: str, default: Any = None) -> Any:
+        if name in self._fields:
+            return getattr(self._obj, name, default)
+        extra = self._extra
+        return default if extra is None else extra.get(name, default)
+
+    def __getitem__(self, name: str) -> Any:
+        value = self.get(name, _UNSEEN)
+        if value is _UNSEEN:
+            raise KeyError(name)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._fields
+        if self._extra:
+            yield from self._extra.keys() - self._fields
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class _Attributes(Mapping[str, Any]):
@@ -100,10 +126,16 @@ class _Attributes(Mapping[str, Any]):
             raise KeyError(name) from None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(getattr(self._obj, "__dict__", ()))
+        names = getattr(type(self._obj), "model_fields", None)  # a model with its own lookup
+        if names is None:
+            try:
+                names = vars(self._obj)
+            except TypeError:  # an object without instance attributes (`__slots__`)
+                names = ()
+        return iter(names)
 
     def __len__(self) -> int:
-        return len(getattr(self._obj, "__dict__", ()))
+        return sum(1 for _ in self)
 
 
 def either(fields: Mapping[str, Any], camel: str, snake: str) -> Any:

@@ -25,7 +25,7 @@ from pydantic_core import to_jsonable_python
 from stopkit._errors import JournalError
 from stopkit._json import loads
 from stopkit._json_out import escape_surrogates
-from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
+from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop._streams import Streamed
 
 __all__ = [
@@ -205,12 +205,10 @@ def tool_result_json(result: ToolResult, seconds: float) -> str:
 def tool_result(call: ToolCall, recorded: str) -> ToolResult:
     """Return the `ToolResult` a tool step recorded for `call`."""
     data = loads(recorded)
-    return _fast_tool_result(
-        {
-            "call_id": call.id,
-            "name": call.name,
-            "content": data["content"],
-            "is_error": bool(data["is_error"]),
-            "value": data.get("value"),
-        }
+    return ToolResult.model_construct(
+        call_id=call.id,
+        name=call.name,
+        content=data["content"],
+        is_error=bool(data["is_error"]),
+        value=data.get("value"),
     )
