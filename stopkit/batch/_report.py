@@ -352,7 +352,7 @@ class Report:
         self.close()
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
+        state = dict(vars(self))
         state["_owned"] = []  # a copy in another process never owns the directory
         return state
 
