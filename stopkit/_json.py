@@ -15,7 +15,7 @@ escape) is no Unicode text, hence no JSON text: `NotUnicode`, naming where it is
 holds such text on purpose writes its surrogates as escapes first
 (`stopkit._json_out.escape_surrogates`): the escapes read back to the same characters.
 
-`loads(data, strict=True)` is the batch audit's reader of results lines, where a line is JSON
+`loads_strict(data)` is the batch audit's reader of results lines, where a line is JSON
 that is also Unicode text, or is not read: no `NaN`/`Infinity`, no lone surrogate (escaped or
 not), strictly UTF-8, no nesting deeper than the interpreter's stack. orjson reads exactly that,
 several times faster than the standard library (benchmarks/README.md, "Batch audit"), and is
@@ -28,7 +28,7 @@ Example:
     >>> loads('{"a": NaN}')
     {'a': nan}
     >>> try:
-    ...     loads('{"a": NaN}', strict=True)
+    ...     loads_strict('{"a": NaN}')
     ... except JSONDecodeFailed:
     ...     print("not a results line")
     not a results line
@@ -45,7 +45,14 @@ from pydantic_core import from_json
 
 from stopkit._json_out import first_surrogate
 
-__all__ = ["JSONDecodeFailed", "NotUnicode", "loads", "loads_partial", "strict_parser"]
+__all__ = [
+    "JSONDecodeFailed",
+    "NotUnicode",
+    "loads",
+    "loads_partial",
+    "loads_strict",
+    "strict_parser",
+]
 
 _BOM = b"\xef\xbb\xbf"
 # pydantic-core's refusals of documents the standard library reads: nested past its limit, or
@@ -62,13 +69,8 @@ class NotUnicode(JSONDecodeFailed):
     """The text holds a lone UTF-16 surrogate: it is no Unicode text, hence no JSON text."""
 
 
-def loads(data: _Text, *, strict: bool = False) -> Any:
-    """Decode one JSON document; raise `JSONDecodeFailed` naming the problem.
-
-    `strict=True` reads a batch results line (see the module's docstring).
-    """
-    if strict:
-        return _strict_loads(data)
+def loads(data: _Text) -> Any:
+    """Decode one JSON document; raise `JSONDecodeFailed` naming the problem."""
     data = data.removeprefix("\ufeff") if isinstance(data, str) else bytes(data).removeprefix(_BOM)
     try:
         return from_json(data)
@@ -120,11 +122,12 @@ _strict: tuple[str, Callable[[Any], Any]] | None = None
 
 
 def strict_parser() -> str:
-    """Name the parser `loads(..., strict=True)` uses: `orjson` when installed, else `json`."""
+    """Name the parser `loads_strict` uses: `orjson` when installed, else `json`."""
     return _strict_reader()[0]
 
 
-def _strict_loads(data: _Text) -> Any:
+def loads_strict(data: _Text) -> Any:
+    """Decode one batch results line strictly (see above); raise `JSONDecodeFailed` if not."""
     try:
         return _strict_reader()[1](data)
     except JSONDecodeFailed:

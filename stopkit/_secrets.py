@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from stopkit._json import JSONDecodeFailed, loads
+
 __all__ = [
     "REDACTED",
     "is_secret_key",
@@ -344,8 +346,8 @@ def _held_json(text: str, found: set[str] | None, mark: str, mode: str, depth: i
     if start not in ("{", "["):
         return None
     try:
-        held = json.loads(text)
-    except (ValueError, RecursionError):
+        held = loads(text)
+    except JSONDecodeFailed:
         return None
     if not isinstance(held, dict | list):
         return None

@@ -15,8 +15,8 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from stopkit._json import loads_strict
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._json import loads
 from stopkit.batch._lines import MAX_LINE_SIZE, bounded_lines, document_items, unique
 from stopkit.batch._record import BAD_LINES, Outcome
 from stopkit.batch._report import Entry, Group, Report
@@ -175,7 +175,7 @@ def request_lines(path: str, max_line_size: int = MAX_LINE_SIZE) -> Iterator[tup
             if raw.isspace():
                 continue
             try:
-                yield number, loads(raw)
+                yield number, loads_strict(raw)
             except ValueError:
                 yield number, _NOT_JSON
 

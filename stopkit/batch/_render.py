@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, TextIO
 
+from stopkit._json import strict_parser
 from stopkit.batch import _tokens
-from stopkit.batch._json import PARSER
 from stopkit.batch._record import Outcome
 from stopkit.batch._report import Group, Report, failing, needs_review
 
@@ -176,7 +176,7 @@ def write_json(report: Report, out: TextIO) -> None:
         "files": report.files,
         "lines": report.lines,
         "formats": report.formats,
-        "parser": PARSER,
+        "parser": strict_parser(),
         "exit_status": exit_status(report),
         "overall": [
             _group_json(

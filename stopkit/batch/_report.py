@@ -15,8 +15,9 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from stopkit import StopReason
+from stopkit._json import loads_strict
+from stopkit._json_out import compact_line
 from stopkit.batch import _tokens
-from stopkit.batch._json import dumps
 from stopkit.batch._lines import MAX_LINE_SIZE, Chunk
 from stopkit.batch._record import BAD_LINES, Outcome, Record
 from stopkit.batch._spill import Spill
@@ -221,7 +222,7 @@ class Report:
         if self.keep_requests and _may_redo(group_of(record)):
             # Kept with no request too: a line to redo that echoed none is listed, not lost.
             echoed = [entry, list(key), record.request]
-            self._spill.add(_REQUESTS, dumps(echoed).decode())
+            self._spill.add(_REQUESTS, compact_line(echoed).decode())
 
     def add_entry(self, group: Group, entry: Entry) -> None:
         """Count one line found by a later pass (e.g. the join with the request file)."""
@@ -322,10 +323,8 @@ class Report:
 
     def echoed_requests(self) -> Iterator[tuple[Entry, Group, Any]]:
         """Yield the kept echoed requests: (entry, group, the request in its input form or None)."""
-        from stopkit.batch._json import loads
-
         for text, shift in self._spill.read(_REQUESTS):
-            encoded, group, request = loads(text)
+            encoded, group, request = loads_strict(text)
             model, outcome, reason, detail = group
             yield (
                 _decode(encoded, shift),

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from stopkit._json_out import compact_line
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._join import is_requests_document, join, result_index
-from stopkit.batch._json import dumps
 from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
@@ -185,7 +185,7 @@ def resubmit(
                 continue
             new = None if entry.id is None else new_id(entry.id, fmt)
             written = step.line if new is None else with_id(step.line, fmt, new)
-            requests.write((sep if done.written else b"") + dumps(written) + end)
+            requests.write((sep if done.written else b"") + compact_line(written) + end)
             done.written[step.action] = done.written.get(step.action, 0) + 1
             link = {
                 "line": sum(done.written.values()),
@@ -197,7 +197,7 @@ def resubmit(
                 "from": step.old,
                 "to": step.new,
             }
-            links.write(dumps(link) + b"\n")
+            links.write(compact_line(link) + b"\n")
         requests.write(tail)
     report.resubmission = done
     return done

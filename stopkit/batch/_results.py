@@ -27,8 +27,8 @@ from __future__ import annotations
 from typing import Any
 
 from stopkit import Adapter, Stop, StopkitError, detect, get_adapter, normalize, normalize_all
+from stopkit._json import loads_strict
 from stopkit.adapters._engine import harsher
-from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 
 __all__ = ["read_item", "read_object"]
@@ -213,7 +213,7 @@ def _vertex_error(status: str) -> str:
     start = status.find("{")
     if start >= 0:
         try:
-            found = loads(status[start:])
+            found = loads_strict(status[start:])
         except ValueError:
             found = None
         if type(found) is dict:

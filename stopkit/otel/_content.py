@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from stopkit._json import loads
 from stopkit._logsafe import REDACTED, shorten
 from stopkit._secrets import redact_text, redact_value
 from stopkit._stop import Stop, ToolCall, ToolResult
@@ -48,7 +49,7 @@ def _dumps(value: Any) -> str:
 def _tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):  # Chat and Responses send the arguments as JSON text
         with contextlib.suppress(ValueError):  # not JSON: kept as the text it is
-            arguments = json.loads(arguments)
+            arguments = loads(arguments)
     return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
 
 
@@ -212,6 +213,6 @@ def tool_arguments(call: ToolCall) -> str:
 def tool_result(result: ToolResult) -> str:
     """Return `gen_ai.tool.call.result`: what the model is sent, redacted (JSON read as JSON)."""
     try:
-        return _dumps(json.loads(result.content))
+        return _dumps(loads(result.content))
     except ValueError:
         return _dumps(result.content)

@@ -224,7 +224,7 @@ def test_a_bad_first_line_is_not_a_reason_to_read_the_whole_file(
         parsed.append(len(text))
         return json.loads(text)
 
-    monkeypatch.setattr(_lines, "loads", loads)
+    monkeypatch.setattr(_lines, "loads_strict", loads)
     lines = [first] + [json.dumps(c.line).encode() for c in ANTHROPIC[:3]]
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
