@@ -18,7 +18,7 @@ from typing import Any
 from stopkit._json import loads_strict
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._lines import MAX_LINE_SIZE, bounded_lines, document_items, unique
-from stopkit.batch._record import BAD_LINES, Outcome
+from stopkit.batch._record import BAD_LINES, RequestOutcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
 from stopkit.batch._results import read_object
@@ -33,9 +33,9 @@ __all__ = [
 ]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
-_NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
+_NOT_RESULTS = frozenset({RequestOutcome.NO_INPUT, RequestOutcome.NO_RESULT}) | BAD_LINES
 #: What a request line of no known shape reads as when it is no results line either.
-_NOT_A_RESULT = frozenset({Outcome.UNKNOWN_SHAPE, Outcome.NO_BODY})
+_NOT_A_RESULT = frozenset({RequestOutcome.UNKNOWN_SHAPE, RequestOutcome.NO_BODY})
 
 
 # What became of a result's line in the join (the index's `seen` column).
@@ -82,7 +82,7 @@ class ResultIndex:
             f"SELECT id, file, line FROM result WHERE seen = {_CONFLICT} ORDER BY line, rowid"
         )
         for result in db.execute(conflicts):
-            report.add_entry(Group(None, Outcome.DUPLICATE_ID), Entry(*result))
+            report.add_entry(Group(None, RequestOutcome.DUPLICATE_ID), Entry(*result))
 
     def conflicted(self, key: str) -> bool:
         """Whether `key` is on several results lines."""
@@ -214,7 +214,8 @@ def join(
             for number, line in request_lines(path, report.max_line_size):
                 place = Entry(None, path, number)
                 if line is _NOT_JSON or line is _TOO_LONG:
-                    bad = Outcome.NOT_JSON if line is _NOT_JSON else Outcome.LINE_TOO_LONG
+                    not_json = line is _NOT_JSON
+                    bad = RequestOutcome.NOT_JSON if not_json else RequestOutcome.LINE_TOO_LONG
                     report.add_entry(Group(None, bad), place)
                     continue
                 fmt = format_of(line)
@@ -224,7 +225,7 @@ def join(
                             f"{path}:{number} is a results line, not a request line: give the "
                             "batch's request file"
                         )
-                    report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
+                    report.add_entry(Group(None, RequestOutcome.UNKNOWN_SHAPE), place)
                     continue
                 if allowed and fmt not in allowed:
                     results = ", ".join(sorted(report.formats))
@@ -237,11 +238,11 @@ def join(
                 if taken is False:  # no result, or the request's id came before
                     request_id = None if key.startswith("#") else key
                     report.add_entry(
-                        Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
+                        Group(None, RequestOutcome.NO_RESULT), Entry(request_id, path, number)
                     )
                 elif taken is not True:  # True: its results conflict, listed already
                     yield taken[0], fmt, line, taken[1]
         for result in index.untaken():
-            report.add_entry(Group(None, Outcome.NO_INPUT), result)
+            report.add_entry(Group(None, RequestOutcome.NO_INPUT), result)
     finally:
         index.close()

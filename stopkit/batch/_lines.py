@@ -20,7 +20,7 @@ from typing import IO, Any, NamedTuple
 
 from stopkit._json import loads_strict
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._record import Outcome, Record
+from stopkit.batch._record import Record, RequestOutcome
 from stopkit.batch._results import read_object
 
 __all__ = [
@@ -80,7 +80,7 @@ def bounded_lines(f: IO[bytes], limit: int) -> Iterator[tuple[bytes | None, int]
 def _too_long(number: int, size: int, limit: int) -> Record:
     return Record(
         number,
-        Outcome.LINE_TOO_LONG,
+        RequestOutcome.LINE_TOO_LONG,
         message=f"the line is {size:,} bytes, over {limit:,} bytes (--max-line-size): not read",
     )
 
@@ -101,7 +101,7 @@ def audit_line(line: bytes | str, number: int = 0, *, unterminated: bool = False
     try:
         obj = loads_strict(line)
     except ValueError as exc:
-        outcome = Outcome.TRUNCATED_LINE if unterminated else Outcome.NOT_JSON
+        outcome = RequestOutcome.TRUNCATED_LINE if unterminated else RequestOutcome.NOT_JSON
         return Record(number, outcome, message=str(exc))
     return read_object(obj, number)
 
@@ -337,6 +337,6 @@ def read_chunk(chunk: Chunk) -> ChunkLines:
 
     Example:
         >>> [r.outcome for r in read_chunk(Chunk("results.jsonl"))][:2]  # doctest: +SKIP
-        [<Outcome.REPLIED: 'replied'>, <Outcome.EXPIRED: 'expired'>]
+        [<RequestOutcome.REPLIED: 'replied'>, <RequestOutcome.EXPIRED: 'expired'>]
     """
     return ChunkLines(chunk)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from stopkit import StopReason
 from stopkit.batch._caps import output_cap
-from stopkit.batch._record import Outcome
+from stopkit.batch._record import RequestOutcome
 from stopkit.batch._report import Group
 from stopkit.batch._requests import Ceiling, budget, ceiling, model_of
 
@@ -87,13 +87,13 @@ _HELD = ("context_window", "reasoning")
 
 def wanted(group: Group, options: ResubmitOptions) -> bool:
     """Whether lines of this group are resubmitted at all (before their request is read)."""
-    if group.outcome is Outcome.REPLIED:
+    if group.outcome is RequestOutcome.REPLIED:
         if group.reason is not StopReason.OUTPUT_LIMIT:
             return False
         return group.detail not in _HELD or options.reasoning_budget is not None
-    if group.outcome is Outcome.ERRORED:
+    if group.outcome is RequestOutcome.ERRORED:
         return retryable(group.detail)
-    return group.outcome is Outcome.EXPIRED
+    return group.outcome is RequestOutcome.EXPIRED
 
 
 def _set(line: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
@@ -154,9 +154,9 @@ def _budget_plan(
 
 def plan(group: Group, line: dict[str, Any], fmt: str, options: ResubmitOptions) -> Plan:
     """The request to send again for one line of a wanted group, or the cause not to."""
-    if group.outcome is Outcome.EXPIRED:
+    if group.outcome is RequestOutcome.EXPIRED:
         return Plan(line, "as_is_expired")
-    if group.outcome is Outcome.ERRORED:
+    if group.outcome is RequestOutcome.ERRORED:
         return Plan(line, "as_is_retryable_error")
     found = ceiling(line, fmt)
     if found is None:

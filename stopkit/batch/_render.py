@@ -13,7 +13,7 @@ from typing import Any, TextIO
 
 from stopkit._json import strict_parser
 from stopkit.batch import _tokens
-from stopkit.batch._record import Outcome
+from stopkit.batch._record import RequestOutcome
 from stopkit.batch._report import Group, Report, failing, needs_review
 
 __all__ = ["SKIP_CAUSES", "render_text", "write_json"]
@@ -127,7 +127,7 @@ def _render_tokens(report: Report, models: dict[str | None, Any], out: TextIO) -
     redo = report.token_totals(redo=True)
     if redo is not None:
         out.write(_token_row("  spent on replies to redo", redo, width))
-    unreported = report.count(outcome=Outcome.REPLIED) - (overall["lines"] or 0)
+    unreported = report.count(outcome=RequestOutcome.REPLIED) - (overall["lines"] or 0)
     if unreported:
         out.write(f"  ({_n(unreported)} replies reported no usage)\n")
 

@@ -19,14 +19,14 @@ from stopkit._json import loads_strict
 from stopkit._json_out import compact_line
 from stopkit.batch import _tokens
 from stopkit.batch._lines import MAX_LINE_SIZE, Chunk
-from stopkit.batch._record import BAD_LINES, Outcome, Record
+from stopkit.batch._record import BAD_LINES, Record, RequestOutcome
 from stopkit.batch._spill import Spill
 from stopkit.batch._tokens import Sums
 
 __all__ = ["Entry", "Group", "Report", "failing", "group_of", "needs_review"]
 
-_OUTCOME_ORDER = {o: i for i, o in enumerate(Outcome)}
-_REPLIED, _ERRORED = Outcome.REPLIED, Outcome.ERRORED
+_OUTCOME_ORDER = {o: i for i, o in enumerate(RequestOutcome)}
+_REPLIED, _ERRORED = RequestOutcome.REPLIED, RequestOutcome.ERRORED
 _REASON_ORDER = {r: i for i, r in enumerate(StopReason)}
 #: The spill key of the requests that results lines echo (Vertex, Bedrock).
 _REQUESTS = ("requests",)
@@ -36,12 +36,13 @@ class Group(NamedTuple):
     """The lines of a report that share a model, an outcome, a stop reason and a detail.
 
     Example:
-        >>> Group("gpt-4o-mini", Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens").label
+        >>> cut = Group("gpt-4o", RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+        >>> cut.label
         'output_limit/max_tokens'
     """
 
     model: str | None
-    outcome: Outcome
+    outcome: RequestOutcome
     reason: StopReason | None = None
     detail: str | None = None
     """`Stop.detail` of a reply; the error code of an errored request."""
@@ -49,7 +50,7 @@ class Group(NamedTuple):
     @property
     def label(self) -> str:
         """The group in a few words: `output_limit/max_tokens`, `errored 429`, `expired`."""
-        if self.outcome is Outcome.REPLIED and self.reason is not None:
+        if self.outcome is RequestOutcome.REPLIED and self.reason is not None:
             return self.reason.value + (f"/{self.detail}" if self.detail else "")
         if self.detail:
             return f"{self.outcome.value} {self.detail}"
@@ -69,10 +70,10 @@ class Group(NamedTuple):
 
 def group_of(record: Record) -> Group:
     """The group a record counts in (bad lines have no model)."""
-    if record.outcome is Outcome.REPLIED:
-        return Group(record.model, Outcome.REPLIED, record.reason, record.detail)
-    if record.outcome is Outcome.ERRORED:
-        return Group(record.model, Outcome.ERRORED, None, record.code)
+    if record.outcome is RequestOutcome.REPLIED:
+        return Group(record.model, RequestOutcome.REPLIED, record.reason, record.detail)
+    if record.outcome is RequestOutcome.ERRORED:
+        return Group(record.model, RequestOutcome.ERRORED, None, record.code)
     if record.outcome in BAD_LINES:
         return Group(None, record.outcome)
     return Group(record.model, record.outcome)
@@ -121,7 +122,7 @@ _OUT_OF_ORDER = (
 
 def _may_redo(group: Group) -> bool:
     """Whether a resubmission could take the line: any outcome but a reply that finished."""
-    return group.outcome is not Outcome.REPLIED or group.reason is StopReason.OUTPUT_LIMIT
+    return group.outcome is not RequestOutcome.REPLIED or group.reason is StopReason.OUTPUT_LIMIT
 
 
 class Report:
@@ -133,7 +134,9 @@ class Report:
 
     Example:
         >>> report = stopkit.batch.audit(["results.jsonl"])  # doctest: +SKIP
-        >>> report.count(outcome=Outcome.REPLIED, reason=StopReason.OUTPUT_LIMIT)  # doctest: +SKIP
+        >>> report.count(  # doctest: +SKIP
+        ...     outcome=RequestOutcome.REPLIED, reason=StopReason.OUTPUT_LIMIT
+        ... )
         1204
     """
 
@@ -286,7 +289,7 @@ class Report:
         """How many lines are in the groups whose fields equal `fields` (all lines if none).
 
         Example:
-            >>> report.count(outcome=Outcome.EXPIRED)  # doctest: +SKIP
+            >>> report.count(outcome=RequestOutcome.EXPIRED)  # doctest: +SKIP
             3
         """
         return sum(
@@ -329,7 +332,10 @@ class Report:
             yield (
                 _decode(encoded, shift),
                 Group(
-                    model, Outcome(outcome), None if reason is None else StopReason(reason), detail
+                    model,
+                    RequestOutcome(outcome),
+                    None if reason is None else StopReason(reason),
+                    detail,
                 ),
                 request,
             )
@@ -360,11 +366,11 @@ class Report:
 #: what the join found wrong (a result with no request, a request with no result, conflicts).
 _FAILING = frozenset(
     {
-        Outcome.ERRORED,
-        Outcome.UNREADABLE,
-        Outcome.NO_INPUT,
-        Outcome.NO_RESULT,
-        Outcome.DUPLICATE_ID,
+        RequestOutcome.ERRORED,
+        RequestOutcome.UNREADABLE,
+        RequestOutcome.NO_INPUT,
+        RequestOutcome.NO_RESULT,
+        RequestOutcome.DUPLICATE_ID,
     }
     | BAD_LINES
 )
@@ -379,6 +385,6 @@ def failing(group: Group) -> bool:
 
 def needs_review(group: Group) -> bool:
     """Whether the group's lines need a look: anything but finished replies and embeddings."""
-    if group.outcome is Outcome.REPLIED:
+    if group.outcome is RequestOutcome.REPLIED:
         return group.reason not in _FINE
-    return group.outcome is not Outcome.EMBEDDING
+    return group.outcome is not RequestOutcome.EMBEDDING

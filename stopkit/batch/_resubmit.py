@@ -122,7 +122,7 @@ def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> Non
 
     Example:
         >>> stopkit.batch.check_input(report, ["batch_input.jsonl"])  # doctest: +SKIP
-        >>> report.count(outcome=Outcome.NO_RESULT)  # doctest: +SKIP
+        >>> report.count(outcome=RequestOutcome.NO_RESULT)  # doctest: +SKIP
         0
     """
     for _ in join(report, inputs):

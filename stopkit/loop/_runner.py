@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 from stopkit._logsafe import clip
 from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop._arguments import argument_problem, fresh_copy
-from stopkit.loop._threads import Outcome, TimedOut, acall_in_thread, call_in_thread, capture
+from stopkit.loop._threads import Captured, TimedOut, acall_in_thread, call_in_thread, capture
 from stopkit.loop._tool import KEY_PARAMETER, options_of, wants_key
 
 __all__ = [
@@ -188,7 +188,7 @@ def _retrieve(task: Any) -> None:
         task.exception()  # a tool left running after its timeout: no "never retrieved" log
 
 
-async def _await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Outcome:
+async def _await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Captured:
     """Await an async tool (within `timeout`); return what it returned or raised, as a value.
 
     A `CancelledError` the tool raises itself is its outcome; one cancelling this task (the run
@@ -345,7 +345,7 @@ class ToolRunner:
         return _result(call, outcome), time.perf_counter() - start
 
 
-def _result(call: ToolCall, outcome: Outcome) -> ToolResult:
+def _result(call: ToolCall, outcome: Captured) -> ToolResult:
     """Return the result for what a tool returned or raised; re-raise an interrupt."""
     ok, value = outcome
     if ok:
