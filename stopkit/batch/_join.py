@@ -212,27 +212,9 @@ def join(
             )
         for path in unique(inputs):  # a file named twice: its requests would not join again
             for number, line in request_lines(path, report.max_line_size):
-                place = Entry(None, path, number)
-                if line is _NOT_JSON or line is _TOO_LONG:
-                    not_json = line is _NOT_JSON
-                    bad = RequestOutcome.NOT_JSON if not_json else RequestOutcome.LINE_TOO_LONG
-                    report.add_entry(Group(None, bad), place)
-                    continue
-                fmt = format_of(line)
+                fmt = _request_format(report, allowed, Entry(None, path, number), line)
                 if fmt is None:
-                    if read_object(line, number).outcome not in _NOT_A_RESULT:
-                        raise BatchUsageError(
-                            f"{path}:{number} is a results line, not a request line: give the "
-                            "batch's request file"
-                        )
-                    report.add_entry(Group(None, RequestOutcome.UNKNOWN_SHAPE), place)
                     continue
-                if allowed and fmt not in allowed:
-                    results = ", ".join(sorted(report.formats))
-                    raise BatchUsageError(
-                        f"{path}:{number} is a {fmt} request line, but the results are "
-                        f"{results}: give the batch's own request file"
-                    )
                 key = key_of(line, fmt, number)
                 taken = index.take(key)
                 if taken is False:  # no result, or the request's id came before
@@ -246,3 +228,31 @@ def join(
             report.add_entry(Group(None, RequestOutcome.NO_INPUT), result)
     finally:
         index.close()
+
+
+def _request_format(report: Report, allowed: set[str], place: Entry, line: Any) -> str | None:
+    """The format of one request line; None for a bad line (counted in the report as one).
+
+    A results line, or a request line of a format the results cannot answer, is the wrong
+    file: `BatchUsageError`.
+    """
+    if line is _NOT_JSON or line is _TOO_LONG:
+        bad = RequestOutcome.NOT_JSON if line is _NOT_JSON else RequestOutcome.LINE_TOO_LONG
+        report.add_entry(Group(None, bad), place)
+        return None
+    fmt = format_of(line)
+    if fmt is None:
+        if read_object(line, place.line).outcome not in _NOT_A_RESULT:
+            raise BatchUsageError(
+                f"{place.file}:{place.line} is a results line, not a request line: give the "
+                "batch's request file"
+            )
+        report.add_entry(Group(None, RequestOutcome.UNKNOWN_SHAPE), place)
+        return None
+    if allowed and fmt not in allowed:
+        results = ", ".join(sorted(report.formats))
+        raise BatchUsageError(
+            f"{place.file}:{place.line} is a {fmt} request line, but the results are "
+            f"{results}: give the batch's own request file"
+        )
+    return fmt

@@ -137,16 +137,24 @@ def _openai(obj: dict[str, Any], line: int) -> Record:
         rid = _text(rid)
     error = obj.get("error")
     if error:
-        code = error.get("code") if type(error) is dict else None
-        message = error.get("message") if type(error) is dict else str(error)
-        if code == "batch_expired":
-            return Record(line, RequestOutcome.EXPIRED, "openai", rid, message=message)
-        if code == "batch_cancelled":
-            return Record(line, RequestOutcome.CANCELED, "openai", rid, message=message)
-        return _errored(line, "openai", rid, code, message)
+        return _openai_batch_error(line, rid, error)
     response = obj.get("response")
-    if type(response) is not dict:
-        response = {}
+    return _openai_response(line, rid, response if type(response) is dict else {})
+
+
+def _openai_batch_error(line: int, rid: str | None, error: Any) -> Record:
+    """A request the batch itself answered with an error: expired, canceled, or failed."""
+    code = error.get("code") if type(error) is dict else None
+    message = error.get("message") if type(error) is dict else str(error)
+    if code == "batch_expired":
+        return Record(line, RequestOutcome.EXPIRED, "openai", rid, message=message)
+    if code == "batch_cancelled":
+        return Record(line, RequestOutcome.CANCELED, "openai", rid, message=message)
+    return _errored(line, "openai", rid, code, message)
+
+
+def _openai_response(line: int, rid: str | None, response: dict[str, Any]) -> Record:
+    """A request that got a response: an error (by its status or body), or the reply in it."""
     body = response.get("body")
     status = response.get("status_code")
     failed = type(status) is int and status >= 400  # an error by its status, body or not
@@ -300,11 +308,8 @@ def read_object(obj: Any, line: int) -> Record:
             message=f"a JSON {type(obj).__name__}, not an object",
         )
     if "custom_id" in obj:
-        if type(obj.get("result")) is dict:
-            return _anthropic(obj, line)
-        if "response" in obj or "error" in obj:
-            return _openai(obj, line)
-    elif "recordId" in obj or "modelInput" in obj or "modelOutput" in obj:
+        return _custom_id_line(obj, line)
+    if "recordId" in obj or "modelInput" in obj or "modelOutput" in obj:
         return _bedrock(obj, line)
     elif "key" in obj:
         return _gemini(obj, line, _text(obj["key"]))
@@ -314,6 +319,19 @@ def read_object(obj: Any, line: int) -> Record:
         return _gemini_reply(line, "gemini", None, obj, None)
     elif "response" in obj or "error" in obj or "metadata" in obj:  # a Gemini inlined response
         return read_item(obj, line)
+    return _unknown_shape(obj, line)
+
+
+def _custom_id_line(obj: dict[str, Any], line: int) -> Record:
+    """A line keyed by `custom_id`: Anthropic's (a `result`) or OpenAI's (`response`/`error`)."""
+    if type(obj.get("result")) is dict:
+        return _anthropic(obj, line)
+    if "response" in obj or "error" in obj:
+        return _openai(obj, line)
+    return _unknown_shape(obj, line)
+
+
+def _unknown_shape(obj: dict[str, Any], line: int) -> Record:
     keys = ", ".join(repr(k) for k in list(obj)[:8])
     message = f"no batch results shape has keys [{keys}]"
     return Record(line, RequestOutcome.UNKNOWN_SHAPE, message=message)

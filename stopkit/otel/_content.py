@@ -106,6 +106,11 @@ def _message(message: Any) -> dict[str, Any]:
     content = fields.get("content")
     if role == "tool" and "tool_call_id" in fields:  # a Chat tool message
         return {"role": role, "parts": [_response(fields["tool_call_id"], content)]}
+    return {"role": role, "parts": _parts(fields, content)}
+
+
+def _parts(fields: Mapping[str, Any], content: Any) -> list[dict[str, Any]]:
+    """A message's parts: its text or content blocks, Gemini's `parts`, Chat's `tool_calls`."""
     parts: list[dict[str, Any]] = []
     if isinstance(content, str):
         parts.append({"type": "text", "content": content})
@@ -118,7 +123,7 @@ def _message(message: Any) -> dict[str, Any]:
             function: Mapping[str, Any] = entry.get("function") or {}
             name, arguments = function.get("name"), function.get("arguments")
             parts.append(_tool_call(entry.get("id"), name, arguments))
-    return {"role": role, "parts": parts}
+    return parts
 
 
 # pydantic-ai's messages (pydantic_ai/messages.py): a `ModelRequest` or `ModelResponse` whose
