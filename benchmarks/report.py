@@ -181,7 +181,7 @@ def _side_rows(rows: list[dict[str, Any]], quick: bool) -> dict[str, Any]:
             per = "run" if name.startswith("run") else name.split(": ")[1]
             rows.append(_side_row("otel", f"telemetry: {name} (CPU, best of {repeats})",
                                   "benchmarks.otel.measure", value, per))
-    lines = 30_000 if quick else 100_000
+    lines = 100_000  # fewer, and jobs=2 times its worker's start more than its work
     found["batch"] = batch.measure_files(lines, 3)
     for name, measured in found["batch"]["files"].items():
         floor = measured["cpu_rates"]["orjson.loads + stopkit.normalize(body)"]
