@@ -87,7 +87,7 @@ def _by_class_holds(kind: type, plan: Plan) -> bool:
 
 def _first_claim(reply: Any, plan: Plan, *, body: bool) -> Adapter:
     """The first adapter of `plan` claiming `reply`; a JSON body skips those it has no key of."""
-    raised: dict[int, str] = {}
+    raised: dict[int, str] | None = None
     for adapter, keys in plan:
         if body and keys is not None and keys.isdisjoint(reply):
             continue
@@ -95,8 +95,10 @@ def _first_claim(reply: Any, plan: Plan, *, body: bool) -> Adapter:
             if adapter.detects(reply):
                 return adapter
         except Exception as exc:  # a broken user adapter must not hide the others
+            raised = raised or {}
             raised[id(adapter)] = f"{adapter.name} (raised {type(exc).__name__}: {exc})"
-    raise UnsupportedReply(reply, [raised.get(id(a), a.name) for a, _ in plan])
+    said = raised or {}
+    raise UnsupportedReply(reply, [said.get(id(a), a.name) for a, _ in plan])
 
 
 def normalize(reply: Any, *, adapter: str | Adapter | None = None) -> Stop:

@@ -106,10 +106,6 @@ def tokens(
         "cache_write_tokens": cache_write_tokens,
         "total_tokens": total_tokens,
     }
-    said = {name: value for name, value in counts.items() if _is_count(value)}
+    # A count is a non-negative int (a bool is not one).
+    said = {name: n for name, n in counts.items() if type(n) is int and n >= 0}
     return Usage(**said) if said else None
-
-
-def _is_count(value: Any) -> bool:
-    """Say whether a value read off the wire is a token count: a non-negative int, not a bool."""
-    return type(value) is int and value >= 0
