@@ -39,7 +39,7 @@ from benchmarks.loops import stopkit_loop as conversation
 
 HERE = Path(__file__).resolve().parent
 START, END = "<!-- otel-table:start -->", "<!-- otel-table:end -->"
-#: The targets of issue 14, in µs: instrumented minus uninstrumented, no-op exporter.
+#: The targets (issue 28, restating issue 14's), in µs: stopkit's share over the SDK's floor.
 TARGETS = {"model call": 30.0, "tool call": 10.0}
 
 
@@ -213,7 +213,7 @@ def table(found: dict[str, Any], meta: dict[str, Any]) -> str:
     ]
     for name, target in TARGETS.items():
         hook, floor = best[f"hooks: {name}"] * 1e6, best[f"floor: {name}"] * 1e6
-        met = "yes" if hook <= target else "**no**"
+        met = "yes" if hook - floor <= target else "**no**"
         out.append(
             f"| {name} | {hook:.1f} µs | {floor:.1f} µs | {hook - floor:.1f} µs "
             f"| ≤ {target:.0f} µs | {met} |"

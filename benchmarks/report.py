@@ -15,6 +15,9 @@ from typing import Any
 from benchmarks import system
 from benchmarks.cases import Case
 from benchmarks.replies import ADAPTERS, REPLIES
+from benchmarks.targets import fmt as _fmt
+from benchmarks.targets import fmt_bytes as _fmt_bytes
+from benchmarks.targets import targets
 
 __all__ = ["build_report", "write_outputs"]
 
@@ -139,6 +142,7 @@ def build_report(
             "ratio": None, "ratio_to": "",
         })
 
+    side = _side_rows(rows, quick)
     speedups = _speedups(by_kind)
     report = {
         "answers": peer_answers(),
@@ -149,9 +153,52 @@ def build_report(
         "rows": rows,
         "speedups": speedups,
         "import_check": {"loaded_by_import_stopkit": loaded},
+        "otel": side["otel"],
+        "batch": side["batch"],
     }
-    report["targets"] = _targets(rows, by_kind, speedups, imports, loaded, memory)
+    report["targets"] = targets(
+        rows, by_kind, speedups, (imports, loaded, memory), side["otel"], side["batch"]
+    )
     return report
+
+
+def _side_rows(rows: list[dict[str, Any]], quick: bool) -> dict[str, Any]:
+    """Measure telemetry and the batch audit in this process, and add their rows.
+
+    Neither is one call in a loop: telemetry is the loop's hooks beside the OpenTelemetry
+    SDK's own floor (CPU time, the two interleaved, best of R), the batch audit a whole file
+    per run beside parsing and normalizing the same lines (benchmarks/otel.py, batch.py).
+    """
+    from benchmarks import batch, otel
+
+    found: dict[str, Any] = {"otel": None, "batch": None}
+    try:
+        repeats = 3 if quick else 5
+        found["otel"] = {**otel.measure(repeats), "repeats": repeats}
+    except ImportError as exc:  # the OpenTelemetry SDK is not installed
+        print(f"telemetry rows skipped: {exc}", file=sys.stderr)
+    else:
+        for name, value in found["otel"]["best"].items():
+            per = "run" if name.startswith("run") else name.split(": ")[1]
+            rows.append(_side_row("otel", f"telemetry: {name} (CPU, best of {repeats})",
+                                  "benchmarks.otel.measure", value, per))
+    lines = 100_000  # fewer, and jobs=2 times its worker's start more than its work
+    found["batch"] = batch.measure_files(lines, 3)
+    for name, measured in found["batch"]["files"].items():
+        floor = measured["cpu_rates"]["orjson.loads + stopkit.normalize(body)"]
+        for row, rate in measured["cpu_rates"].items():
+            rows.append({**_side_row("batch", f"{name}: {row} (per line, CPU)",
+                                     "benchmarks.batch.measure_files", 1 / rate, "line"),
+                         "ratio": floor / rate, "ratio_to": "parse + normalize"})
+    return found
+
+
+def _side_row(group: str, name: str, call: str, value: float, per: str) -> dict[str, Any]:
+    return {
+        "group": group, "name": name, "call": call, "kind": group, "adapter": "", "case": "",
+        "unit": "s", "per": per, "n_values": 1, "median": value, "min": value, "max": value,
+        "ratio": None, "ratio_to": "",
+    }  # fmt: skip
 
 
 def _calls(n: int) -> str:
@@ -216,162 +263,6 @@ def _speedups(by_kind: dict[Any, dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _target(name: str, met: bool, measured: str) -> dict[str, Any]:
-    return {"target": name, "met": met, "measured": measured}
-
-
-def _worst(rows: list[dict[str, Any]], key: str = "median") -> dict[str, Any]:
-    return max(rows, key=lambda r: r[key])
-
-
-def _targets(
-    rows: list[dict[str, Any]],
-    by_kind: dict[Any, dict[str, Any]],
-    speedups: list[dict[str, Any]],
-    imports: dict[str, Any],
-    loaded: list[str],
-    memory: dict[str, Any] | None,
-) -> list[dict[str, Any]]:
-    out = []
-    dict_rows = [r for r in rows if r["kind"] == "stopkit_dict"]
-    sdk_rows = [r for r in rows if r["kind"] == "stopkit_sdk"]
-    if dict_rows:
-        worst = _worst(dict_rows)
-        over = [r for r in dict_rows if r["median"] > 5e-6]
-        out.append(_target(
-            "normalize(dict) median <= 5 us on every reply", not over,
-            f"worst {_fmt(worst['median'])} ({worst['adapter']} {worst['case']}); "
-            f"{len(over)}/{len(dict_rows)} over",
-        ))
-        # The restated target (issue 12): the floor reads one field and returns a tuple, and a
-        # Stop is a pydantic model by design, so the reference is the floor plus building a
-        # bare Stop with every field given.
-        stop_rows = [r for r in rows if r["kind"] == "reference_stop"]
-        bare = stop_rows[0]["median"] if stop_rows else 0.0
-        budget = {
-            id(r): 3 * (by_kind[("floor", r["adapter"], r["case"])]["median"] + bare)
-            for r in dict_rows
-        }
-        over = [r for r in dict_rows if r["median"] > budget[id(r)]]
-        worst_share = max(dict_rows, key=lambda r: r["median"] / budget[id(r)])
-        out.append(_target(
-            "normalize(dict) <= 3x (the floor + building a bare Stop) on every reply", not over,
-            f"worst {3 * worst_share['median'] / budget[id(worst_share)]:.1f}x "
-            f"({worst_share['adapter']} {worst_share['case']}); bare Stop {_fmt(bare)}; "
-            f"{len(over)}/{len(dict_rows)} over",
-        ))
-    if sdk_rows:
-        worst = _worst(sdk_rows)
-        over = [r for r in sdk_rows if r["median"] > 10e-6]
-        out.append(_target(
-            "normalize(SDK object) median <= 10 us on every reply", not over,
-            f"worst {_fmt(worst['median'])} ({worst['adapter']} {worst['case']}); "
-            f"{len(over)}/{len(sdk_rows)} over",
-        ))
-    if speedups:
-        lite = min(speedups, key=lambda s: s["litellm_over_stopkit_dict"])
-        pai = min(speedups, key=lambda s: s["pydantic_ai_over_stopkit_sdk"])
-        out.append(_target(
-            ">= 20x faster than LiteLLM on every reply", lite["litellm_over_stopkit_dict"] >= 20,
-            f"lowest {lite['litellm_over_stopkit_dict']:.1f}x ({lite['adapter']} "
-            f"{lite['case']}); {sum(s['litellm_over_stopkit_dict'] >= 20 for s in speedups)}"
-            f"/{len(speedups)} at >= 20x",
-        ))
-        out.append(_target(
-            ">= 20x faster than pydantic-ai on every reply",
-            pai["pydantic_ai_over_stopkit_sdk"] >= 20,
-            f"lowest {pai['pydantic_ai_over_stopkit_sdk']:.1f}x ({pai['adapter']} "
-            f"{pai['case']}); {sum(s['pydantic_ai_over_stopkit_sdk'] >= 20 for s in speedups)}"
-            f"/{len(speedups)} at >= 20x",
-        ))
-    gap = imports["stopkit"]["median"] - imports["pydantic"]["median"]
-    model_gap = imports["stopkit"]["median"] - imports["pydantic.BaseModel"]["median"]
-    out.append(_target(
-        "import stopkit <= import pydantic + 40 ms", gap <= 0.040,
-        f"stopkit {_fmt(imports['stopkit']['median'])}, pydantic "
-        f"{_fmt(imports['pydantic']['median'])}: +{_fmt(gap)} (+{_fmt(model_gap)} over "
-        f"`from pydantic import BaseModel`, {_fmt(imports['pydantic.BaseModel']['median'])})",
-    ))
-    out.append(_target(
-        "import stopkit loads no provider SDK and no httpx", not loaded,
-        "loaded: " + (", ".join(loaded) if loaded else "none"),
-    ))
-    streams = [r for r in rows if r["kind"] in ("stream_stopkit_dict", "stream_stopkit_sdk")]
-    if streams:
-        worst = _worst(streams)
-        out.append(_target(
-            "streams <= 3 us per event", worst["median"] <= 3e-6,
-            f"worst {_fmt(worst['median'])}/event ({worst['name']})",
-        ))
-        slower = [
-            r for r in streams
-            if (sdk := by_kind.get(("stream_sdk", r["adapter"], "stream")))
-            and r["median"] > sdk["median"]
-        ]
-        out.append(_target(
-            "streams never slower than the SDK's own accumulator", not slower,
-            "slower: " + ("; ".join(
-                f"{r['name']} {_fmt(r['median'])} vs "
-                f"{_fmt(by_kind[('stream_sdk', r['adapter'], 'stream')]['median'])}"
-                for r in slower) or "none"),
-        ))
-    overhead = by_kind.get(("loop_overhead", "", ""))
-    if overhead:
-        out.append(_target("loop driver overhead <= 100 us per turn",
-                           overhead["median"] <= 100e-6, f"{_fmt(overhead['median'])}/turn"))
-    peers = [r for r in rows if r["kind"] == "loop_peer"]
-    if overhead and peers:
-        closest = min(peers, key=lambda r: r["median"])
-        out.append(_target(
-            "stopkit loop per turn <= 1/10 of each peer's", all(
-                overhead["median"] * 10 <= r["median"] for r in peers),
-            "; ".join(f"{r['case']} {_fmt(r['median'])}/turn = "
-                      f"{r['median'] / overhead['median']:.0f}x" for r in peers)
-            + f" (closest: {closest['case']})",
-        ))  # fmt: skip
-    parallel = by_kind.get(("loop_parallel", "", ""))
-    if parallel:
-        out.append(_target("10 parallel 100 ms tools finish in <= 130 ms",
-                           parallel["median"] <= 0.130, _fmt(parallel["median"])))
-    plain = by_kind.get(("journal_plain", "", ""))
-    for kind, label, limit in (("journal_sqlite", "SQLite", 1e-3),
-                               ("journal_postgres", "PostgreSQL over loopback", 3e-3)):
-        row = by_kind.get((kind, "", ""))
-        if plain and row:
-            overhead = row["median"] - plain["median"]
-            out.append(_target(f"journal overhead per step, {label}, <= {limit * 1e3:.0f} ms "
-                               "(median)", overhead <= limit, f"{_fmt(overhead)}/step"))
-    replay = by_kind.get(("journal_replay", "", ""))
-    if replay:
-        out.append(_target("replay of a 100-turn run <= 50 ms", replay["median"] <= 0.05,
-                           _fmt(replay["median"])))
-    if memory is not None:
-        out.append(_target(
-            f"RSS growth <= 5 MB over {memory['count']:,} normalizations",
-            memory["median"] <= 5 * 2**20, _fmt_bytes(memory["median"]),
-        ))
-    return out
-
-
-def _fmt(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    if seconds < 0:
-        return "-" + _fmt(-seconds)
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def _fmt_bytes(n: float) -> str:
-    sign = "-" if n < 0 else ""
-    n = abs(n)
-    if n >= 2**20:
-        return f"{sign}{n / 2**20:.2f} MiB"
-    return f"{sign}{n / 2**10:.0f} KiB"
-
-
 def _cell(row: dict[str, Any], key: str) -> str:
     return _fmt_bytes(row[key]) if row["unit"] == "B" else _fmt(row[key])
 
@@ -418,7 +309,8 @@ def render(report: dict[str, Any]) -> str:
         for a in answers:
             lines.append(f"| {a['adapter']} {a['case']} | {a['stopkit']} | {a['litellm']} | "
                          f"{a['pydantic_ai']} |")
-    lines += ["", "Targets (issue 6):", "", "| target | met | measured |", "|---|---|---|"]
+    lines += ["", "Targets (issue 28: ratios measured side by side in this run; import and "
+              "memory as before):", "", "| target | met | measured |", "|---|---|---|"]
     for t in report["targets"]:
         lines.append(f"| {t['target']} | {'yes' if t['met'] else '**no**'} | {t['measured']} |")
     lines += ["", "Exact calls timed:", ""]

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-__all__ = ["JSONSafe", "escape_surrogates", "first_surrogate"]
+__all__ = ["JSONSafe", "compact_line", "escape_surrogates", "first_surrogate"]
 
 # A lone UTF-16 surrogate: what a JSON `\\ud83d` escape reads to (text cut inside an emoji).
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -36,6 +36,16 @@ def escape_surrogates(text: str) -> str:
         {"q": "caf\ud83d"}
     """
     return _SURROGATE.sub(_escape, text)
+
+
+def compact_line(value: Any) -> bytes:
+    r"""Return `value` as one line of compact UTF-8 JSON (the batch's request and link files).
+
+    Example:
+        >>> compact_line({"custom_id": "r1", "body": {"q": "café"}})
+        b'{"custom_id":"r1","body":{"q":"caf\xc3\xa9"}}'
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def first_surrogate(text: str) -> int | None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._errors import UnsupportedReply
-from stopkit._json import JSONDecodeFailed, loads
-from stopkit._registry import detect_keys, get_adapter, registered_adapters
+from stopkit._json import JSONDecodeFailed, NotUnicode, loads
+from stopkit._json_out import escape_surrogates
+from stopkit._registry import Plan, detection_plan, get_adapter
 from stopkit._stop import Stop
 
 __all__ = ["detect", "normalize", "normalize_all", "reply_of"]
@@ -34,6 +34,8 @@ def _decode(reply: Any) -> Any:
         )
     try:
         return loads(reply)
+    except NotUnicode:  # `json.dumps(reply, ensure_ascii=False)` of a reply cut inside an emoji
+        return loads(escape_surrogates(str(reply)))  # the escapes read to the same text
     except JSONDecodeFailed as exc:
         raise UnsupportedReply(reply, [], f"not valid JSON: {exc}") from None
 
@@ -54,74 +56,50 @@ def detect(reply: Any) -> Adapter:
 # class. Used only with the built-in adapters alone (a user adapter is tried first, and may
 # claim anything) and only after that adapter claims the object at hand too; then no earlier
 # adapter could have claimed it, as the fields they test are fixed by the class (`type`,
-# `object`, `choices`, `candidates`). Saves trying the adapters before it (~0.3 us each). The
-# frameworks' objects (pydantic-ai, the OpenAI Agents SDK) hold none of those fields, so every
-# wire adapter refuses them by class too; their adapters come last, after every refusal.
+# `object`, `choices`, `candidates`). It spares an SDK object the adapters tried before its own,
+# a third of `normalize` for a Gemini or Responses object (benchmarks/README.md, "Detection").
 _SDK_PACKAGES = ("anthropic.", "openai.", "google.genai.", "pydantic_ai.", "agents.")
-# class -> (the detection order it was seen under, the adapter); an entry from another order
+# class -> (the detection plan it was seen under, the adapter); an entry from another plan
 # (adapters registered or removed since) is ignored, so no lock is needed.
-_by_class: dict[type, tuple[tuple[Adapter, ...], Adapter]] = {}
-
-
-# A JSON body is tried against every adapter in order. An adapter may declare `detect_keys`:
-# top-level keys of which a body must hold at least one for its `detects` to accept it (a
-# necessary condition, pinned for the built-ins by tests/test_detect_keys.py). A body holding
-# none of them skips that adapter without the call (~70 ns each), so a Gemini body no longer
-# pays for the three adapters tried before it. The plan is rebuilt when the order changes.
-_Plan = tuple[tuple[Adapter, Callable[[Any], bool], frozenset[str] | None], ...]
-_plan: tuple[tuple[Adapter, ...], _Plan] = ((), ())
-
-
-def _dict_plan(order: tuple[Adapter, ...]) -> _Plan:
-    global _plan
-    # An adapter with no keys at all (one that reads framework objects) never accepts a body:
-    # left out, rather than checked against every key of every body.
-    plan = tuple(
-        (a, a.detects, keys) for a in order if (keys := _key_set(detect_keys(a))) is None or keys
-    )
-    _plan = (order, plan)  # replaced whole: readers without the lock see one or the other
-    return plan
-
-
-def _key_set(keys: tuple[str, ...] | None) -> frozenset[str] | None:
-    return None if keys is None else frozenset(keys)
+_by_class: dict[type, tuple[Plan, Adapter]] = {}
+_MAX_CLASSES = 1024
 
 
 def _detect(reply: Any) -> Adapter:
-    order = registered_adapters()
+    plan = detection_plan()
     kind = type(reply)
-    cacheable = False
     if kind is dict:
-        planned = _plan
-        for adapter, detects, keys in planned[1] if planned[0] is order else _dict_plan(order):
-            if keys is not None and keys.isdisjoint(reply):  # one C call over the body's keys
-                continue
-            try:
-                if detects(reply):
-                    return adapter
-            except Exception:  # a broken user adapter: the full pass below names it
-                break
-        else:
-            raise UnsupportedReply(reply, [a.name for a in order])
-    else:
-        seen = _by_class.get(kind)
-        if seen is not None and seen[0] is order and seen[1].detects(reply):
-            return seen[1]
-        cacheable = kind.__module__.startswith(_SDK_PACKAGES) and all(
-            type(a).__module__.startswith("stopkit.adapters.") for a in order
-        )
+        return _first_claim(reply, plan, body=True)
+    seen = _by_class.get(kind)
+    if seen is not None and seen[0] is plan and seen[1].detects(reply):
+        return seen[1]
+    adapter = _first_claim(reply, plan, body=False)
+    if len(_by_class) < _MAX_CLASSES and _by_class_holds(kind, plan):
+        _by_class[kind] = (plan, adapter)
+    return adapter
+
+
+def _by_class_holds(kind: type, plan: Plan) -> bool:
+    """Say whether the adapter claiming an object of `kind` may be kept for its class."""
+    return kind.__module__.startswith(_SDK_PACKAGES) and all(
+        type(a).__module__.startswith("stopkit.adapters.") for a, _ in plan
+    )
+
+
+def _first_claim(reply: Any, plan: Plan, *, body: bool) -> Adapter:
+    """The first adapter of `plan` claiming `reply`; a JSON body skips those it has no key of."""
     raised: dict[int, str] | None = None
-    for adapter in order:
+    for adapter, keys in plan:
+        if body and keys is not None and keys.isdisjoint(reply):
+            continue
         try:
             if adapter.detects(reply):
-                if cacheable and len(_by_class) < 1024:
-                    _by_class[kind] = (order, adapter)
                 return adapter
         except Exception as exc:  # a broken user adapter must not hide the others
             raised = raised or {}
             raised[id(adapter)] = f"{adapter.name} (raised {type(exc).__name__}: {exc})"
-    tried = [raised.get(id(a), a.name) if raised else a.name for a in order]
-    raise UnsupportedReply(reply, tried)
+    said = raised or {}
+    raise UnsupportedReply(reply, [said.get(id(a), a.name) for a, _ in plan])
 
 
 def normalize(reply: Any, *, adapter: str | Adapter | None = None) -> Stop:

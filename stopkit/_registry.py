@@ -13,7 +13,14 @@ from typing import Any
 from stopkit._adapter import Adapter
 from stopkit._errors import AdapterNotFound
 
-__all__ = ["get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"]
+__all__ = [
+    "Plan",
+    "detection_plan",
+    "get_adapter",
+    "register_adapter",
+    "registered_adapters",
+    "unregister_adapter",
+]
 
 # Detection order: the most specific shapes first, the most common first where two cannot
 # both claim a reply (Chat refuses `object: "response"`, which Responses requires). Chat
@@ -48,11 +55,15 @@ _BUILTIN: dict[str, str] = {
     "openai.agents": "stopkit.adapters.openai_agents:OpenAIAgentsAdapter",
 }
 
+Plan = tuple[tuple[Adapter, frozenset[str] | None], ...]
+"""The adapters in detection order, each with its `detect_keys` (None: it may claim any body)."""
+
 _lock = threading.RLock()
 _user: list[Adapter] = []
 _loaded: dict[str, Adapter] = {}
-# Snapshot read by detection without taking the lock; replaced whole on every change.
+# Snapshots read by detection without taking the lock; replaced whole on every change.
 _order: tuple[Adapter, ...] | None = None
+_plan: Plan = ()
 
 
 def _load(name: str) -> Adapter | None:
@@ -71,12 +82,15 @@ def _load(name: str) -> Adapter | None:
 
 
 def _rebuild() -> tuple[Adapter, ...]:
-    """Recompute the detection order; the caller holds the lock."""
-    global _order
+    """Recompute the detection order and its plan; the caller holds the lock."""
+    global _order, _plan
     taken = {a.name for a in _user}
     builtins = (_load(name) for name in _BUILTIN if name not in taken)
-    _order = (*_user, *(a for a in builtins if a is not None))
-    return _order
+    order = (*_user, *(a for a in builtins if a is not None))
+    # The plan first: a reader that sees the new order finds the plan of that order.
+    _plan = tuple((a, None if (keys := detect_keys(a)) is None else frozenset(keys)) for a in order)
+    _order = order
+    return order
 
 
 def registered_adapters() -> tuple[Adapter, ...]:
@@ -91,6 +105,17 @@ def registered_adapters() -> tuple[Adapter, ...]:
         return order
     with _lock:
         return _order if _order is not None else _rebuild()
+
+
+def detection_plan() -> Plan:
+    """Return the detection order with each adapter's `detect_keys` as a set (internal).
+
+    A JSON body holding none of an adapter's keys is never offered to it: the keys are a
+    necessary condition of its `detects` (pinned for the built-ins by tests/test_detect_keys.py).
+    """
+    if _order is None:  # built on first use
+        registered_adapters()
+    return _plan
 
 
 def get_adapter(name: str | Adapter) -> Adapter:

@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from stopkit._json import JSONDecodeFailed, loads
+
 __all__ = [
     "REDACTED",
     "is_secret_key",
@@ -344,8 +346,8 @@ def _held_json(text: str, found: set[str] | None, mark: str, mode: str, depth: i
     if start not in ("{", "["):
         return None
     try:
-        held = json.loads(text)
-    except (ValueError, RecursionError):
+        held = loads(text)
+    except JSONDecodeFailed:
         return None
     if not isinstance(held, dict | list):
         return None
@@ -357,27 +359,32 @@ def _redact(value: Any, found: set[str] | None, mark: str, mode: str, depth: int
     if isinstance(value, str):
         held = _held_json(value, found, mark, mode, depth)
         return redact_text(value, found, mark=mark) if held is None else held
+    if not isinstance(value, Mapping | list | tuple):
+        return value
+    if depth <= 0:
+        return mark
     if isinstance(value, Mapping):
-        if depth <= 0:
-            return mark
+        return _redact_object(value, found, mark, mode, depth)
+    if value and all(_is_pair(item) for item in value):  # header or query pairs
         secret = _IS_SECRET[mode]
-        plain = _plain_keys(value)
-        out: dict[Any, Any] = {}
-        for key, item in value.items():
-            if mode != _NAMES and isinstance(key, str) and key not in plain and secret(key):
-                out[key] = _hide(item, found, mark)
-            else:
-                out[key] = _redact(item, found, mark, _child_mode(key, mode), depth - 1)
-        return out
-    if isinstance(value, list | tuple):
-        if depth <= 0:
-            return mark
-        if value and all(_is_pair(item) for item in value):  # header or query pairs
-            secret = _IS_SECRET[mode]
-            return [
-                type(pair)((pair[0], _hide(pair[1], found, mark) if secret(pair[0]) else
-                            _redact(pair[1], found, mark, mode, depth - 1)))
-                for pair in value
-            ]  # fmt: skip
-        return [_redact(v, found, mark, mode, depth - 1) for v in value]
-    return value
+        return [
+            type(pair)((pair[0], _hide(pair[1], found, mark) if secret(pair[0]) else
+                        _redact(pair[1], found, mark, mode, depth - 1)))
+            for pair in value
+        ]  # fmt: skip
+    return [_redact(v, found, mark, mode, depth - 1) for v in value]
+
+
+def _redact_object(
+    value: Mapping[Any, Any], found: set[str] | None, mark: str, mode: str, depth: int
+) -> dict[Any, Any]:
+    """A mapping with the values of its secret keys hidden, the others redacted in turn."""
+    secret = _IS_SECRET[mode]
+    plain = _plain_keys(value)
+    out: dict[Any, Any] = {}
+    for key, item in value.items():
+        if mode != _NAMES and isinstance(key, str) and key not in plain and secret(key):
+            out[key] = _hide(item, found, mark)
+        else:
+            out[key] = _redact(item, found, mark, _child_mode(key, mode), depth - 1)
+    return out

@@ -6,9 +6,8 @@ Adapters build `Stop` values; the loop reads them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,8 +40,8 @@ class StopReason(StrEnum):
     """An unrecognized value, an error-like stop, or no stop signal at all."""
 
 
-# defer_build: the validators are built on first validation, not at import (~16 ms of
-# `import stopkit`); adapters build these models without validation (see `_fast_stop`).
+# defer_build: the validators are built on first validation, not at import, which keeps
+# `import stopkit` light (benchmarks/README.md, "import").
 _FROZEN = ConfigDict(
     frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True
 )
@@ -144,9 +143,11 @@ class Usage(BaseModel):
         """
         if not isinstance(other, Usage):
             return NotImplemented
-        theirs = other.__dict__
-        return _fast_usage(
-            {name: _plus(mine, theirs[name]) for name, mine in self.__dict__.items()}
+        return Usage(
+            **{
+                name: _plus(getattr(self, name), getattr(other, name))
+                for name in Usage.model_fields
+            }
         )
 
 
@@ -216,79 +217,3 @@ class Stop(JSONSafe):
         if self.reason is not StopReason.TOOL_REQUEST:
             return ()
         return tuple(call for call in self.tool_calls if call.complete)
-
-
-# Hot path: adapters build a Stop for every model call. Values they assemble are already of the
-# right types, so re-validating costs more than the reading itself (model_construct: ~3 µs,
-# this: ~0.3 µs). The four slots pydantic's BaseModel declares are set through their own
-# descriptors, which skips the attribute lookup `object.__setattr__` does (~25 ns a slot);
-# should a pydantic release drop a slot descriptor, `object.__setattr__` stands in.
-_new = object.__new__
-_set = object.__setattr__
-
-
-def _slot_setter(name: str) -> Callable[[Any, Any], None]:
-    setter: Callable[[Any, Any], None] | None = getattr(
-        BaseModel.__dict__.get(name), "__set__", None
-    )
-    if setter is not None:
-        return setter
-    return lambda obj, value: _set(obj, name, value)
-
-
-_set_dict = _slot_setter("__dict__")
-_set_fields_set = _slot_setter("__pydantic_fields_set__")
-_set_extra = _slot_setter("__pydantic_extra__")
-_set_private = _slot_setter("__pydantic_private__")
-
-_Model = TypeVar("_Model", bound=BaseModel)
-
-
-def unvalidated(cls: type[_Model]) -> Callable[[dict[str, Any]], _Model]:
-    """Return a builder of `cls` instances from already-checked values, without validation.
-
-    Every field the values leave out gets its declared default, so a field added to the model
-    can never vanish from what a builder made (nor from its `model_dump()`); a name the model
-    does not declare, or a required field left out, raises `TypeError`. Internal: adapters'
-    values are of the right types by construction (the one `Stop` builder is
-    `stopkit.adapters._engine`).
-
-    Example:
-        >>> unvalidated(ToolCall)({"id": "c1", "name": "f"}).arguments
-        {}
-    """
-    fields = cls.model_fields
-    names = set(fields)  # shared by every instance: pydantic copies it before an update
-    count = len(fields)
-
-    def complete(values: dict[str, Any]) -> dict[str, Any]:
-        unknown = values.keys() - names
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
-        out = {}
-        for name, info in fields.items():
-            if name in values:
-                out[name] = values[name]
-            elif info.is_required():
-                raise TypeError(f"{cls.__name__}.{name} is required")
-            else:
-                out[name] = info.get_default(call_default_factory=True)
-        return out
-
-    def build(values: dict[str, Any]) -> _Model:
-        if len(values) != count:  # a value for every field is the builders' usual call
-            values = complete(values)
-        obj = _new(cls)
-        _set_dict(obj, values)
-        _set_fields_set(obj, names)
-        _set_extra(obj, None)
-        _set_private(obj, None)
-        return obj
-
-    return build
-
-
-_fast_stop = unvalidated(Stop)
-_fast_tool_call = unvalidated(ToolCall)
-_fast_usage = unvalidated(Usage)
-_fast_tool_result = unvalidated(ToolResult)

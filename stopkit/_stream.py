@@ -17,7 +17,13 @@ from stopkit._json_out import escape_surrogates
 from stopkit._registry import get_adapter, registered_adapters
 from stopkit._stop import Stop
 
-__all__ = ["anormalize_stream", "detect_stream", "iter_events", "normalize_stream"]
+__all__ = [
+    "anormalize_stream",
+    "detect_stream",
+    "iter_events",
+    "normalize_stream",
+    "server_sent_events",
+]
 
 
 def iter_events(data: str | bytes) -> Iterator[Any]:
@@ -57,19 +63,35 @@ def iter_events(data: str | bytes) -> Iterator[Any]:
                 return
             yield _parse(line, data, f"line {number}")
         return
+    for name, payload in server_sent_events(raw):
+        if payload == "[DONE]":
+            continue
+        event = _parse(payload, data, "an event's data")
+        if isinstance(event, dict) and name and "type" not in event:
+            # Some servers name the event only in the `event:` line (Cohere, Bedrock proxies).
+            event = {"type": name, **event}
+        yield event
+
+
+def server_sent_events(raw: bytes) -> Iterator[tuple[str | None, str]]:
+    r"""Yield the `(event name, data)` of each event of a raw SSE body that carries data.
+
+    Parsed with httpx-sse, as the SDKs read a stream: comments and events without data are
+    skipped, and so is an event cut before its blank line (the body ended inside it). An event
+    without an `event:` line is SSE's default, `message`: its name is None.
+
+    Example:
+        >>> list(server_sent_events(b'event: ping\ndata: {}\n\ndata: [DONE]\n\n'))
+        [('ping', '{}'), (None, '[DONE]')]
+    """
     import httpx  # imported here: only raw SSE text needs it
     from httpx_sse import EventSource
 
     response = httpx.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
     for sse in EventSource(response).iter_sse():
         payload = sse.data.strip()
-        if not payload or payload == "[DONE]":
-            continue
-        event = _parse(payload, data, "an event's data")
-        if isinstance(event, dict) and sse.event and "type" not in event:
-            # Some servers name the event only in the `event:` line (Cohere, Bedrock proxies).
-            event = {"type": sse.event, **event}
-        yield event
+        if payload:
+            yield (None if sse.event == "message" else sse.event), payload
 
 
 def _parse(payload: bytes | str, data: str | bytes, where: str) -> Any:

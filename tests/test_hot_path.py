@@ -1,8 +1,9 @@
-"""The hot path's shortcuts give exactly the answers of the plain code they replaced.
+"""The one path of reading a reply gives exactly the answers of the plain code it stands for.
 
-`wire()` reads a pydantic model's fields from its `__dict__` (extras merged) instead of by
-`getattr`; `parse_arguments()` parses with pydantic-core before `json.loads`. Each is checked
-against the plain version.
+`wire()` reads a pydantic model's declared fields by attribute and its extras from
+`model_extra`, never missing a `getattr`; `parse_arguments()` decodes with `stopkit._json`
+(pydantic-core, then `json.loads` where pydantic-core refuses). Each is checked against the
+plain version: `getattr`, `json.loads`.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def _plain_field(obj: BaseModel, name: str, default: Any) -> Any:
         return getattr(obj, name, default)
     if name in type(obj).model_fields:
         return getattr(obj, name, default)
-    return (obj.__pydantic_extra__ or {}).get(name, default)
+    return (obj.model_extra or {}).get(name, default)
 
 
 @pytest.mark.parametrize(
@@ -120,11 +121,11 @@ def test_wire_on_mappings() -> None:
 
 
 def _plain_parse(raw: str) -> tuple[dict[str, Any], str | None, bool, str | None]:
-    """parse_arguments for a string as it was written before the fast path (json.loads)."""
+    """parse_arguments for a string, written with json.loads (a leading byte order mark skipped)."""
     if raw.strip() == "":
         return {}, raw, True, None
     try:
-        value = json.loads(raw)
+        value = json.loads(raw.removeprefix("\ufeff"))
     except (ValueError, RecursionError) as exc:
         return {}, raw, False, f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
@@ -264,9 +265,9 @@ def test_detection_cache_checks_the_object_at_hand() -> None:
 
 
 def _plain_reader(obj: Any) -> Any:
-    """A pydantic object read field by field with `getattr`, extras from `__pydantic_extra__`."""
-    declared = type(obj).__pydantic_fields__
-    extra = getattr(obj, "__pydantic_extra__", None) or {}
+    """A pydantic object read field by field with `getattr`, extras from `model_extra`."""
+    declared = type(obj).model_fields
+    extra = obj.model_extra or {}
 
     def get(name: str, default: Any = None) -> Any:
         if name in declared:
@@ -386,7 +387,7 @@ def test_import_stopkit_defers_the_loop_driver_and_wrap() -> None:
 
 
 def _tool_call_by_the_steps(call_id: Any, name: Any, raw: Any) -> Any:
-    """`tool_call` without its shortcut: the parse, then the name and id checks."""
+    """`tool_call` as the spec words it: the parse, then the name and id checks."""
     from stopkit import ToolCall
 
     arguments, arguments_json, complete, error = parse_arguments(raw)
@@ -413,8 +414,8 @@ def _tool_call_by_the_steps(call_id: Any, name: Any, raw: Any) -> Any:
         st.lists(st.integers(), max_size=3).map(json.dumps),
     ),
 )
-def test_tool_call_shortcut_gives_the_steps_answer(call_id: Any, name: Any, raw: Any) -> None:
-    """The usual call's shortcut builds exactly the call the general steps build."""
+def test_tool_call_gives_the_steps_answer(call_id: Any, name: Any, raw: Any) -> None:
+    """Any id, name and arguments build exactly the call the spec's steps build."""
     from stopkit.adapters._calls import tool_call
 
     assert tool_call(call_id, name, raw) == _tool_call_by_the_steps(call_id, name, raw)

@@ -1,4 +1,4 @@
-"""The result models: the fast internal constructors give the same values validation would."""
+"""The result models: what the engine builds (by validation, the one way) and what they dump."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ import json
 import pickle
 import warnings
 from enum import Enum
-from types import SimpleNamespace
 
 import pytest
 from pydantic import Field, ValidationError
 
 import stopkit
 from stopkit import Stop, StopReason, ToolCall, Usage
-from stopkit._stop import _slot_setter
 from stopkit.adapters import Reading, Rules, decide, tool_call
 from stopkit.adapters._calls import parse_arguments
 
@@ -23,7 +21,7 @@ _RULES = Rules("p", "stop", {"tool_use": (StopReason.TOOL_REQUEST, None),
 
 def make_stop(raw: object = None, raw_reason: object = "end", calls: tuple[ToolCall, ...] = (),
               notes: tuple[str, ...] = ()) -> Stop:  # fmt: skip
-    """A Stop as the engine builds one (the one builder, unvalidated)."""
+    """A Stop as the engine builds one (the one builder)."""
     reading = Reading(raw, raw_reason)
     reading.calls = calls
     reading.notes.extend(notes)
@@ -31,7 +29,7 @@ def make_stop(raw: object = None, raw_reason: object = "end", calls: tuple[ToolC
 
 
 def test_the_engine_builds_what_validation_would() -> None:
-    """A Stop built on the hot path equals one built through validation, field for field."""
+    """A Stop the engine builds equals one built by hand through validation, field for field."""
     raw = {"any": "reply"}
     fast = make_stop(raw, "tool_use", (tool_call("c1", "f", '{"x": 1}'),), ("a note",))
     slow = Stop(
@@ -44,25 +42,17 @@ def test_the_engine_builds_what_validation_would() -> None:
     assert fast.raw is raw
 
 
-def test_fast_models_copy_pickle_and_print_like_validated_ones() -> None:
-    """Objects built through the slot descriptors carry every slot pydantic's methods read."""
+def test_built_models_copy_pickle_and_print_like_validated_ones() -> None:
+    """Calls and stops the adapters build repr, pickle and copy as ones built by hand."""
     fast = tool_call("c1", "f", '{"x": 1}')
     slow = ToolCall(id="c1", name="f", arguments={"x": 1}, arguments_json='{"x": 1}')
     assert repr(fast) == repr(slow)
     assert pickle.loads(pickle.dumps(fast)) == slow
     cut = {"complete": False}
     assert fast.model_copy(update=cut) == slow.model_copy(update=cut)
-    assert (fast.__pydantic_extra__, fast.__pydantic_private__) == (None, None)
+    assert fast.model_extra is None
     stop = make_stop(calls=(fast,))
     assert pickle.loads(pickle.dumps(stop)) == stop
-
-
-def test_slot_setter_falls_back_to_object_setattr() -> None:
-    """A slot pydantic no longer declares is set with object.__setattr__ instead."""
-    setter = _slot_setter("not_a_pydantic_slot")
-    holder = SimpleNamespace()
-    setter(holder, 42)
-    assert holder.not_a_pydantic_slot == 42
 
 
 def test_stop_is_immutable() -> None:
@@ -98,6 +88,8 @@ def test_raw_reason_of_a_wrong_type_is_kept_in_details() -> None:
         ("[1, 2]", False, "not an object"),
         (42, False, "int"),
         ("[" * 100_000, False, "not valid JSON"),
+        ({"city": "Paris"}, True, None),
+        ({1: "Paris"}, False, "key 1 is not a string"),  # a dict no JSON text decodes to
     ],
 )
 def test_parse_arguments(raw: object, complete: bool, error_fragment: str | None) -> None:
@@ -109,6 +101,12 @@ def test_parse_arguments(raw: object, complete: bool, error_fragment: str | None
     else:
         assert error is not None
         assert error_fragment in error
+
+
+def test_a_call_whose_arguments_have_a_key_that_is_no_string_is_incomplete() -> None:
+    """Arguments given as a dict with a key no JSON object has make an incomplete call."""
+    call = tool_call("c1", "f", {1: "Paris"})
+    assert (call.complete, call.arguments) == (False, {})
 
 
 def test_tool_call_without_name_is_incomplete() -> None:
@@ -126,14 +124,13 @@ def test_a_field_the_builder_does_not_set_keeps_its_default(
     The engine's builder names every field it knows; one it does not know (added to `Stop`
     and not yet to the builder) gets its declared default instead of vanishing.
     """
-    from stopkit._stop import unvalidated
     from stopkit.adapters import _engine
 
     class StopWithMore(Stop):
         throwaway: str = "kept"
         throwaway_list: list[int] = Field(default_factory=lambda: [1])
 
-    monkeypatch.setattr(_engine, "_fast_stop", unvalidated(StopWithMore))
+    monkeypatch.setattr(_engine, "Stop", StopWithMore)
     stop = stopkit.normalize({"type": "message", "role": "assistant", "content": [],
                               "stop_reason": "end_turn"})  # fmt: skip
     assert type(stop) is StopWithMore
@@ -144,13 +141,11 @@ def test_a_field_the_builder_does_not_set_keeps_its_default(
 
 
 def test_the_builder_refuses_a_name_the_model_does_not_declare() -> None:
-    """A value for a field Stop does not have is a TypeError, not a silent extra attribute."""
-    from stopkit._stop import unvalidated
-
-    with pytest.raises(TypeError, match="no field typo"):
-        unvalidated(Stop)({"reason": StopReason.COMPLETED, "provider": "p", "typo": 1})
-    with pytest.raises(TypeError, match=r"Stop.provider is required"):
-        unvalidated(Stop)({"reason": StopReason.COMPLETED})
+    """A value for a field Stop does not have is an error, not a silent extra attribute."""
+    with pytest.raises(ValidationError, match="typo"):
+        Stop.model_validate({"reason": StopReason.COMPLETED, "provider": "p", "typo": 1})
+    with pytest.raises(ValidationError, match="provider"):
+        Stop.model_validate({"reason": StopReason.COMPLETED})
 
 
 def test_cut_gives_what_model_copy_would() -> None:

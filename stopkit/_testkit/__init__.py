@@ -77,6 +77,33 @@ def _resolve(reply_or_file: Any, adapter: str | Adapter | None) -> Stop:
     return normalize(reply_or_file, adapter=adapter)
 
 
+def _field_problems(stop: Stop, wanted: Mapping[str, Any]) -> list[str]:
+    """A line for each field given (not `_UNSET`) whose value the `Stop` does not have."""
+    problems = []
+    for key, value in wanted.items():
+        if value is _UNSET:
+            continue
+        actual = getattr(stop, key)
+        if _view(actual) != _view(value):
+            problems.append(f"{key}: expected {_view(value)!r}, got {_view(actual)!r}")
+    return problems
+
+
+def _missing_problems(stop: Stop, notes: Iterable[str], details: Iterable[str]) -> list[str]:
+    """A line for each note fragment no note holds, and each `details` key not there."""
+    problems = [
+        f"notes: none contains {fragment!r}"
+        for fragment in notes
+        if not any(fragment in note for note in stop.notes)
+    ]
+    problems += [
+        f"details: no {key!r} (keys: {sorted(stop.details)})"
+        for key in details
+        if key not in stop.details
+    ]
+    return problems
+
+
 def assert_stop(
     reply_or_file: Any,
     *,
@@ -118,27 +145,16 @@ def assert_stop(
         "refusal": refusal,
         "stop_sequence": stop_sequence,
     }
-    problems: list[str] = []
-    for key, value in wanted.items():
-        if value is _UNSET:
-            continue
-        actual = getattr(stop, key)
-        if _view(actual) != _view(value):
-            problems.append(f"{key}: expected {_view(value)!r}, got {_view(actual)!r}")
+    problems = _field_problems(stop, wanted)
     if tool_calls is not _UNSET:
         problems += _call_problems(stop.tool_calls, list(tool_calls))
     if n_tool_calls is not _UNSET and len(stop.tool_calls) != n_tool_calls:
         problems.append(f"n_tool_calls: expected {n_tool_calls}, got {len(stop.tool_calls)}")
-    if notes is not _UNSET:
-        for fragment in notes:
-            if not any(fragment in note for note in stop.notes):
-                problems.append(f"notes: none contains {fragment!r}")
     if usage is not _UNSET:
         problems += _usage_problems(stop, usage)
-    if details is not _UNSET:
-        for key in details:
-            if key not in stop.details:
-                problems.append(f"details: no {key!r} (keys: {sorted(stop.details)})")
+    problems += _missing_problems(
+        stop, () if notes is _UNSET else notes, () if details is _UNSET else details
+    )
     if problems:
         summary = (
             f"  the Stop: reason={stop.reason.value!r} raw_reason={stop.raw_reason!r} "

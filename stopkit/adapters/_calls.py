@@ -15,13 +15,10 @@ Example:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pydantic_core import from_json
-
-from stopkit._json_out import first_surrogate
-from stopkit._stop import ToolCall, _fast_tool_call
+from stopkit._json import JSONDecodeFailed, NotUnicode, loads, loads_partial
+from stopkit._stop import ToolCall
 
 __all__ = [
     "MAX_ARGUMENTS_CHARS",
@@ -35,6 +32,7 @@ __all__ = [
 #: Arguments larger than this are not parsed (the call is marked incomplete): a model that
 #: emits megabytes of arguments is broken or hostile, and parsing them would be the cost.
 MAX_ARGUMENTS_CHARS = 1_000_000
+_ALL_STRINGS: Any = object()
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, bool, str | None]:
@@ -47,14 +45,15 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, bool, str | N
         >>> parse_arguments('[1, 2]')[2:]
         (False, 'arguments are a JSON list, not an object')
     """
-    if type(raw) is str:  # the usual case first (an exact str has no model_dump)
-        return _parse_json_object(raw)
+    if isinstance(raw, str):
+        return _parse_json_object(str(raw))
     if raw is None:
         return {}, None, True, None
     if isinstance(raw, dict):
+        odd = next((key for key in raw if type(key) is not str), _ALL_STRINGS)
+        if odd is not _ALL_STRINGS:  # a dict built in Python: no JSON object has such a key
+            return {}, None, False, f"arguments key {odd!r} is not a string"
         return dict(raw), None, True, None
-    if isinstance(raw, str):
-        return _parse_json_object(str(raw))
     if hasattr(raw, "model_dump") and not isinstance(raw, bytes):
         dumped = raw.model_dump(mode="json")
         if isinstance(dumped, dict):
@@ -70,20 +69,13 @@ def _parse_json_object(raw: str) -> tuple[dict[str, Any], str | None, bool, str 
     if len(raw) > MAX_ARGUMENTS_CHARS:
         return {}, raw, False, f"arguments are {len(raw)} characters, over {MAX_ARGUMENTS_CHARS}"
     try:
-        # pydantic-core's parser (~4x json.loads on small objects); it gives json.loads' value
-        # wherever both accept the text, and json.loads decides (and words the error)
-        # wherever pydantic-core refuses it.
-        value = from_json(raw, cache_strings=False)
-    except TypeError:
-        # pydantic-core reads only text UTF-8 can encode: this text holds a lone surrogate
-        # (a JSON body's `\ud83d` escape, text cut inside an emoji, decoded into the arguments
-        # string). That is no Unicode text, hence no JSON text, and no tool may get it.
-        return {}, raw, False, _not_unicode(raw)
-    except (ValueError, RecursionError):
-        try:
-            value = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            return {}, raw, False, f"arguments are not valid JSON: {exc}"
+        value = loads(raw)
+    except NotUnicode as exc:
+        # A JSON body's `\ud83d` escape (text cut inside an emoji), decoded into the arguments
+        # string: no Unicode text, hence no JSON text, and no tool may get it.
+        return {}, raw, False, f"arguments are {exc}"
+    except JSONDecodeFailed as exc:
+        return {}, raw, False, f"arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
         return {}, raw, False, f"arguments are a JSON {type(value).__name__}, not an object"
     return value, raw, True, None
@@ -99,17 +91,10 @@ def partial_arguments(raw: str) -> dict[str, Any]:
         {'city': 'Paris'}
     """
     try:
-        value = from_json(raw, allow_partial=True, cache_strings=False)
-    except (ValueError, TypeError):  # not JSON, or not Unicode text (see `_parse_json_object`)
+        value = loads_partial(raw)
+    except JSONDecodeFailed:  # not JSON, or not Unicode text
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _not_unicode(raw: str) -> str:
-    """Why arguments text holding a lone UTF-16 surrogate is not read, and where it is."""
-    at = first_surrogate(raw)
-    where = "" if at is None else f" at character {at}"
-    return f"arguments are not Unicode text: a lone UTF-16 surrogate{where} (cut inside an emoji)"
 
 
 def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
@@ -118,25 +103,6 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
     An id that is not a string (a list, an object, a number) could never be matched by the
     result the loop sends back: the call keeps the id's text and is not runnable.
     """
-    if type(name) is str and name and type(call_id) is str:
-        # The usual call, built as the steps below build it, without their calls (every tool
-        # request comes through here): a JSON object's text within the size bound, or a dict.
-        kind = type(raw_arguments)
-        if kind is str and 0 < len(raw_arguments) <= MAX_ARGUMENTS_CHARS:
-            try:
-                value = from_json(raw_arguments, cache_strings=False)
-            except (ValueError, RecursionError, TypeError):
-                value = None  # parse_arguments below decides, and words the error
-            if type(value) is dict:
-                return _fast_tool_call(
-                    {"id": call_id, "name": name, "arguments": value,
-                     "arguments_json": raw_arguments, "complete": True, "error": None}
-                )  # fmt: skip
-        elif kind is dict:
-            return _fast_tool_call(
-                {"id": call_id, "name": name, "arguments": dict(raw_arguments),
-                 "arguments_json": None, "complete": True, "error": None}
-            )  # fmt: skip
     arguments, arguments_json, complete, error = parse_arguments(raw_arguments)
     if type(name) is not str or not name:
         complete, error = False, error or "the call has no tool name"
@@ -146,15 +112,13 @@ def tool_call(call_id: Any, name: Any, raw_arguments: Any) -> ToolCall:
             complete = False
             error = error or f"the call's id is a {type(call_id).__name__}, not a string"
         call_id = "" if call_id is None else str(call_id)
-    return _fast_tool_call(
-        {
-            "id": call_id,
-            "name": name,
-            "arguments": arguments,
-            "arguments_json": arguments_json,
-            "complete": complete,
-            "error": error,
-        }
+    return ToolCall(
+        id=call_id,
+        name=name,
+        arguments=arguments,
+        arguments_json=arguments_json,
+        complete=complete,
+        error=error,
     )
 
 
@@ -179,4 +143,4 @@ def cut(call: ToolCall, why: str, *, overrule: bool = False) -> ToolCall:
     """
     if not call.complete and not overrule:
         return call
-    return _fast_tool_call({**call.__dict__, "complete": False, "error": why})
+    return call.model_copy(update={"complete": False, "error": why})

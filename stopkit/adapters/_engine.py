@@ -33,15 +33,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stopkit._stop import Stop, StopReason, ToolCall, _fast_stop
+from stopkit._stop import Stop, StopReason, ToolCall
 from stopkit.adapters._calls import cut
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value
 
 __all__ = ["Rules", "Step", "decide", "harsher", "look_up", "reason_of", "stricter"]
 
-# The members as module constants: reading `StopReason.X` goes through the enum class's
-# attribute lookup (~50 ns each), and every reply passes a dozen of these checks.
+# The members as module constants: every reply passes a dozen of these checks.
 _TOOL_REQUEST = StopReason.TOOL_REQUEST
 _COMPLETED = StopReason.COMPLETED
 _OUTPUT_LIMIT = StopReason.OUTPUT_LIMIT
@@ -286,7 +285,7 @@ def decide(reading: Reading, rules: Rules) -> Stop:
     if type(raw) is not str and type(raw) is not int and raw is not None:
         details["raw_reason"] = raw  # not a value a stop field holds: kept, out of the field
         raw = None
-    return _fast_stop(
+    return Stop.model_validate(
         {
             "reason": reason,
             "raw_reason": raw,

@@ -7,11 +7,11 @@ Everything returned is REST camelCase JSON, which google-genai also accepts as `
 from __future__ import annotations
 
 import base64
-import json
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from stopkit._json import loads
 from stopkit._stop import Stop, StopReason, ToolResult
 from stopkit.adapters._wire import listed, to_json, wire
 
@@ -64,7 +64,7 @@ def _response_body(result: ToolResult) -> dict[str, Any]:
     text = result.content
     if text.lstrip()[:1] == "{":
         try:
-            value = json.loads(text)
+            value = loads(text)
         except ValueError:
             value = None
         if isinstance(value, dict):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from stopkit._stop import StopReason, ToolCall, Usage, _fast_usage
+from stopkit._stop import StopReason, ToolCall, Usage
 
 __all__ = ["Reading", "Verdict", "tokens"]
 
@@ -98,26 +98,14 @@ def tokens(
         >>> tokens(12, 40, total_tokens="52").total_tokens is None
         True
     """
-    # Every reply with usage comes through here: the checks are written out, not called.
     counts = {
-        "input_tokens": input_tokens if type(input_tokens) is int and input_tokens >= 0 else None,
-        "output_tokens": (
-            output_tokens if type(output_tokens) is int and output_tokens >= 0 else None
-        ),
-        "reasoning_tokens": (
-            reasoning_tokens if type(reasoning_tokens) is int and reasoning_tokens >= 0 else None
-        ),
-        "cache_read_tokens": (
-            cache_read_tokens if type(cache_read_tokens) is int and cache_read_tokens >= 0 else None
-        ),
-        "cache_write_tokens": (
-            cache_write_tokens
-            if type(cache_write_tokens) is int and cache_write_tokens >= 0
-            else None
-        ),
-        "total_tokens": total_tokens if type(total_tokens) is int and total_tokens >= 0 else None,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "reasoning_tokens": reasoning_tokens,
+        "cache_read_tokens": cache_read_tokens,
+        "cache_write_tokens": cache_write_tokens,
+        "total_tokens": total_tokens,
     }
-    for value in counts.values():
-        if value is not None:
-            return _fast_usage(counts)
-    return None
+    # A count is a non-negative int (a bool is not one).
+    said = {name: n for name, n in counts.items() if type(n) is int and n >= 0}
+    return Usage(**said) if said else None

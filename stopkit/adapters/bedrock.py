@@ -14,10 +14,10 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
 from stopkit.adapters._bedrock_rules import (
@@ -167,7 +167,7 @@ def _result_content(content: str) -> list[dict[str, Any]]:
     """Bedrock takes JSON-object results as a `json` document, anything else as `text`."""
     if content.lstrip().startswith("{"):
         try:
-            value = json.loads(content)
+            value = loads(content)
         except ValueError:
             value = None
         if isinstance(value, dict):

@@ -18,6 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._cohere_rules import FINISH_REASON, PROVIDER, RULES
@@ -208,7 +209,7 @@ class CohereAdapter:
             block: dict[str, Any] = {"type": "text", "text": result.content}
             if result.content.lstrip().startswith("{"):
                 try:
-                    data = json.loads(result.content)
+                    data = loads(result.content)
                 except ValueError:
                     data = None
                 if isinstance(data, dict):

@@ -25,10 +25,10 @@ Example:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._calls import stable_id, tool_call
 from stopkit.adapters._cohere_usage import usage
@@ -229,7 +229,7 @@ def _outputs(result: ToolResult) -> list[dict[str, Any]]:
         return [{"error": result.content}]
     if result.content.lstrip()[:1] in ("{", "["):
         try:
-            data = json.loads(result.content)
+            data = loads(result.content)
         except ValueError:
             data = None
         if isinstance(data, dict):

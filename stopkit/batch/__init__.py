@@ -12,6 +12,7 @@ Example:
     >>> batch.resubmit(report, "retry.jsonl", inputs=["batch_input.jsonl"])  # doctest: +SKIP
 """
 
+import warnings
 from typing import TYPE_CHECKING
 
 from stopkit._lazy import lazy_exports
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # imported on first use below: `stopkit batch --help` needs n
     from stopkit.batch._errors import BatchUsageError
     from stopkit.batch._lines import Chunk, audit_line, results_files, split
     from stopkit.batch._plan import ResubmitOptions
-    from stopkit.batch._record import Outcome, Record
+    from stopkit.batch._record import Record, RequestOutcome
     from stopkit.batch._render import exit_status, render_text, write_json
     from stopkit.batch._report import Entry, Group, Report
     from stopkit.batch._resubmit import Resubmission, check_input, resubmit
@@ -31,9 +32,9 @@ __all__ = [
     "Chunk",
     "Entry",
     "Group",
-    "Outcome",
     "Record",
     "Report",
+    "RequestOutcome",
     "Resubmission",
     "ResubmitOptions",
     "audit",
@@ -53,9 +54,24 @@ _LAZY_MODULES: dict[str, tuple[str, ...]] = {  # module -> the names it exports
     "_errors": ("BatchUsageError",),
     "_lines": ("Chunk", "audit_line", "results_files", "split"),
     "_plan": ("ResubmitOptions",),
-    "_record": ("Outcome", "Record"),
+    "_record": ("Record", "RequestOutcome"),
     "_render": ("exit_status", "render_text", "write_json"),
     "_report": ("Entry", "Group", "Report"),
     "_resubmit": ("Resubmission", "check_input", "resubmit"),
 }
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())
+_exported, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())
+# Old spelling -> new, kept one release (CHANGELOG, "Moved"): `Outcome` is the loop's word.
+_MOVED = {"Outcome": "RequestOutcome"}
+
+
+def __getattr__(name: str) -> object:
+    """Serve the exported names on first use, and a moved name with a DeprecationWarning."""
+    new = _MOVED.get(name)
+    if new is None:
+        return _exported(name)
+    warnings.warn(
+        f"stopkit.batch.{name} is now stopkit.batch.{new}; the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return _exported(new)

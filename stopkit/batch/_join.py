@@ -15,10 +15,10 @@ import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from stopkit._json import loads_strict
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._json import loads
 from stopkit.batch._lines import MAX_LINE_SIZE, bounded_lines, document_items, unique
-from stopkit.batch._record import BAD_LINES, Outcome
+from stopkit.batch._record import BAD_LINES, RequestOutcome
 from stopkit.batch._report import Entry, Group, Report
 from stopkit.batch._requests import COMPATIBLE, format_of, key_of
 from stopkit.batch._results import read_object
@@ -33,9 +33,9 @@ __all__ = [
 ]
 
 #: Groups never indexed: the join's own, and lines that could not be read (they have no id).
-_NOT_RESULTS = frozenset({Outcome.NO_INPUT, Outcome.NO_RESULT}) | BAD_LINES
+_NOT_RESULTS = frozenset({RequestOutcome.NO_INPUT, RequestOutcome.NO_RESULT}) | BAD_LINES
 #: What a request line of no known shape reads as when it is no results line either.
-_NOT_A_RESULT = frozenset({Outcome.UNKNOWN_SHAPE, Outcome.NO_BODY})
+_NOT_A_RESULT = frozenset({RequestOutcome.UNKNOWN_SHAPE, RequestOutcome.NO_BODY})
 
 
 # What became of a result's line in the join (the index's `seen` column).
@@ -82,7 +82,7 @@ class ResultIndex:
             f"SELECT id, file, line FROM result WHERE seen = {_CONFLICT} ORDER BY line, rowid"
         )
         for result in db.execute(conflicts):
-            report.add_entry(Group(None, Outcome.DUPLICATE_ID), Entry(*result))
+            report.add_entry(Group(None, RequestOutcome.DUPLICATE_ID), Entry(*result))
 
     def conflicted(self, key: str) -> bool:
         """Whether `key` is on several results lines."""
@@ -175,7 +175,7 @@ def request_lines(path: str, max_line_size: int = MAX_LINE_SIZE) -> Iterator[tup
             if raw.isspace():
                 continue
             try:
-                yield number, loads(raw)
+                yield number, loads_strict(raw)
             except ValueError:
                 yield number, _NOT_JSON
 
@@ -212,36 +212,47 @@ def join(
             )
         for path in unique(inputs):  # a file named twice: its requests would not join again
             for number, line in request_lines(path, report.max_line_size):
-                place = Entry(None, path, number)
-                if line is _NOT_JSON or line is _TOO_LONG:
-                    bad = Outcome.NOT_JSON if line is _NOT_JSON else Outcome.LINE_TOO_LONG
-                    report.add_entry(Group(None, bad), place)
-                    continue
-                fmt = format_of(line)
+                fmt = _request_format(report, allowed, Entry(None, path, number), line)
                 if fmt is None:
-                    if read_object(line, number).outcome not in _NOT_A_RESULT:
-                        raise BatchUsageError(
-                            f"{path}:{number} is a results line, not a request line: give the "
-                            "batch's request file"
-                        )
-                    report.add_entry(Group(None, Outcome.UNKNOWN_SHAPE), place)
                     continue
-                if allowed and fmt not in allowed:
-                    results = ", ".join(sorted(report.formats))
-                    raise BatchUsageError(
-                        f"{path}:{number} is a {fmt} request line, but the results are "
-                        f"{results}: give the batch's own request file"
-                    )
                 key = key_of(line, fmt, number)
                 taken = index.take(key)
                 if taken is False:  # no result, or the request's id came before
                     request_id = None if key.startswith("#") else key
                     report.add_entry(
-                        Group(None, Outcome.NO_RESULT), Entry(request_id, path, number)
+                        Group(None, RequestOutcome.NO_RESULT), Entry(request_id, path, number)
                     )
                 elif taken is not True:  # True: its results conflict, listed already
                     yield taken[0], fmt, line, taken[1]
         for result in index.untaken():
-            report.add_entry(Group(None, Outcome.NO_INPUT), result)
+            report.add_entry(Group(None, RequestOutcome.NO_INPUT), result)
     finally:
         index.close()
+
+
+def _request_format(report: Report, allowed: set[str], place: Entry, line: Any) -> str | None:
+    """The format of one request line; None for a bad line (counted in the report as one).
+
+    A results line, or a request line of a format the results cannot answer, is the wrong
+    file: `BatchUsageError`.
+    """
+    if line is _NOT_JSON or line is _TOO_LONG:
+        bad = RequestOutcome.NOT_JSON if line is _NOT_JSON else RequestOutcome.LINE_TOO_LONG
+        report.add_entry(Group(None, bad), place)
+        return None
+    fmt = format_of(line)
+    if fmt is None:
+        if read_object(line, place.line).outcome not in _NOT_A_RESULT:
+            raise BatchUsageError(
+                f"{place.file}:{place.line} is a results line, not a request line: give the "
+                "batch's request file"
+            )
+        report.add_entry(Group(None, RequestOutcome.UNKNOWN_SHAPE), place)
+        return None
+    if allowed and fmt not in allowed:
+        results = ", ".join(sorted(report.formats))
+        raise BatchUsageError(
+            f"{place.file}:{place.line} is a {fmt} request line, but the results are "
+            f"{results}: give the batch's own request file"
+        )
+    return fmt

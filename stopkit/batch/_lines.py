@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from stopkit._json import loads_strict
 from stopkit.batch._errors import BatchUsageError
-from stopkit.batch._json import loads
-from stopkit.batch._record import Outcome, Record
+from stopkit.batch._record import Record, RequestOutcome
 from stopkit.batch._results import read_object
 
 __all__ = [
@@ -80,7 +80,7 @@ def bounded_lines(f: IO[bytes], limit: int) -> Iterator[tuple[bytes | None, int]
 def _too_long(number: int, size: int, limit: int) -> Record:
     return Record(
         number,
-        Outcome.LINE_TOO_LONG,
+        RequestOutcome.LINE_TOO_LONG,
         message=f"the line is {size:,} bytes, over {limit:,} bytes (--max-line-size): not read",
     )
 
@@ -99,9 +99,9 @@ def audit_line(line: bytes | str, number: int = 0, *, unterminated: bool = False
         <StopReason.OUTPUT_LIMIT: 'output_limit'>
     """
     try:
-        obj = loads(line)
+        obj = loads_strict(line)
     except ValueError as exc:
-        outcome = Outcome.TRUNCATED_LINE if unterminated else Outcome.NOT_JSON
+        outcome = RequestOutcome.TRUNCATED_LINE if unterminated else RequestOutcome.NOT_JSON
         return Record(number, outcome, message=str(exc))
     return read_object(obj, number)
 
@@ -153,7 +153,7 @@ def document_items(
         if not first.lstrip().startswith((b"{", b"[")):
             return None
         try:
-            found = pick(loads(first))
+            found = pick(loads_strict(first))
         except ValueError:
             pass
         else:
@@ -168,7 +168,7 @@ def document_items(
             return None
         f.seek(0)
         try:
-            return pick(loads(f.read().removeprefix(_BOM)))
+            return pick(loads_strict(f.read().removeprefix(_BOM)))
         except ValueError:  # neither a document nor JSON Lines: the line reader says so
             return None
 
@@ -339,6 +339,6 @@ def read_chunk(chunk: Chunk) -> ChunkLines:
 
     Example:
         >>> [r.outcome for r in read_chunk(Chunk("results.jsonl"))][:2]  # doctest: +SKIP
-        [<Outcome.REPLIED: 'replied'>, <Outcome.EXPIRED: 'expired'>]
+        [<RequestOutcome.REPLIED: 'replied'>, <RequestOutcome.EXPIRED: 'expired'>]
     """
     return ChunkLines(chunk)

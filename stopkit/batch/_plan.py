@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from stopkit import StopReason
 from stopkit.batch._caps import output_cap
-from stopkit.batch._record import Outcome
+from stopkit.batch._record import RequestOutcome
 from stopkit.batch._report import Group
 from stopkit.batch._requests import Ceiling, budget, ceiling, model_of
 
@@ -87,13 +87,13 @@ _HELD = ("context_window", "reasoning")
 
 def wanted(group: Group, options: ResubmitOptions) -> bool:
     """Whether lines of this group are resubmitted at all (before their request is read)."""
-    if group.outcome is Outcome.REPLIED:
+    if group.outcome is RequestOutcome.REPLIED:
         if group.reason is not StopReason.OUTPUT_LIMIT:
             return False
         return group.detail not in _HELD or options.reasoning_budget is not None
-    if group.outcome is Outcome.ERRORED:
+    if group.outcome is RequestOutcome.ERRORED:
         return retryable(group.detail)
-    return group.outcome is Outcome.EXPIRED
+    return group.outcome is RequestOutcome.EXPIRED
 
 
 def _set(line: dict[str, Any], path: tuple[str, ...], value: Any) -> dict[str, Any]:
@@ -123,24 +123,15 @@ def _budget_plan(
 ) -> Plan:  # fmt: skip
     """Resubmit a `context_window` or `reasoning` truncation with a thinking budget of `n`."""
     where = budget(line, fmt)
-    if where is None:  # no token budget in this API (OpenAI): room for n more tokens instead
-        if group.detail == "context_window" or found.value is None:
-            return Plan(None, skip="no_budget_field")
-        new = _clamp(found.value + n, cap, options)
-        if new <= found.value:
-            return Plan(None, skip="at_cap")
-        field = ".".join(found.path)
-        return Plan(_set(line, found.path, new), "reasoning_budget", None, field, found.value, new)
+    if where is None:
+        return _room_plan(group, line, found, cap, options, n)
     top = found.value
     if group.detail == "reasoning" and top is not None:  # the ceiling went to thinking: raise it
         top = max(top, _raised(top, cap, options))
     if top is not None and n >= top:  # Anthropic requires budget_tokens < max_tokens
         return Plan(None, skip="budget_not_below_ceiling")
     path, key, extra, replaces = where
-    current = line
-    for name in path:
-        current = current.get(name) if type(current) is dict else None  # type: ignore[assignment]
-    config = current if type(current) is dict else {}
+    config = _object_at(line, path)
     kept = {k: v for k, v in config.items() if k not in replaces}
     updated = _set(line, path, {**kept, **extra, key: n})
     if top != found.value:
@@ -152,11 +143,33 @@ def _budget_plan(
     return Plan(updated, "reasoning_budget", None, field, old if type(old) is int else None, n)
 
 
+def _room_plan(
+    group: Group, line: dict[str, Any], found: Ceiling, cap: int | None,
+    options: ResubmitOptions, n: int,
+) -> Plan:  # fmt: skip
+    """No thinking budget in this API (OpenAI): resubmit with room for `n` more tokens instead."""
+    if group.detail == "context_window" or found.value is None:
+        return Plan(None, skip="no_budget_field")
+    new = _clamp(found.value + n, cap, options)
+    if new <= found.value:
+        return Plan(None, skip="at_cap")
+    field = ".".join(found.path)
+    return Plan(_set(line, found.path, new), "reasoning_budget", None, field, found.value, new)
+
+
+def _object_at(line: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """The object at `path` in the line (`{}` where the path holds none)."""
+    current: Any = line
+    for name in path:
+        current = current.get(name) if type(current) is dict else None
+    return current if type(current) is dict else {}
+
+
 def plan(group: Group, line: dict[str, Any], fmt: str, options: ResubmitOptions) -> Plan:
     """The request to send again for one line of a wanted group, or the cause not to."""
-    if group.outcome is Outcome.EXPIRED:
+    if group.outcome is RequestOutcome.EXPIRED:
         return Plan(line, "as_is_expired")
-    if group.outcome is Outcome.ERRORED:
+    if group.outcome is RequestOutcome.ERRORED:
         return Plan(line, "as_is_retryable_error")
     found = ceiling(line, fmt)
     if found is None:

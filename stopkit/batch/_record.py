@@ -1,4 +1,4 @@
-"""What the audit says about one line of a results file: the `Outcome` and the `Record`.
+"""What the audit says about one line of a results file: the `RequestOutcome` and the `Record`.
 
 A `Record` is what the pure per-line function (`audit_line`) returns: small, immutable and
 picklable, so the same function runs in a process pool or on a distributed engine.
@@ -11,16 +11,16 @@ from typing import Any, NamedTuple
 
 from stopkit import StopReason, Usage
 
-__all__ = ["BAD_LINES", "Outcome", "Record"]
+__all__ = ["BAD_LINES", "Record", "RequestOutcome"]
 
 
-class Outcome(StrEnum):
+class RequestOutcome(StrEnum):
     """What became of one request of a batch: a reply, or a batch-level outcome.
 
     Only `REPLIED` carries a stop reason; the others are what the batch API says instead.
 
     Example:
-        >>> Outcome("expired") is Outcome.EXPIRED
+        >>> RequestOutcome("expired") is RequestOutcome.EXPIRED
         True
     """
 
@@ -58,7 +58,12 @@ class Outcome(StrEnum):
 
 #: The outcomes that say a line of a file could not be read, not what became of a request.
 BAD_LINES = frozenset(
-    {Outcome.NOT_JSON, Outcome.UNKNOWN_SHAPE, Outcome.TRUNCATED_LINE, Outcome.LINE_TOO_LONG}
+    {
+        RequestOutcome.NOT_JSON,
+        RequestOutcome.UNKNOWN_SHAPE,
+        RequestOutcome.TRUNCATED_LINE,
+        RequestOutcome.LINE_TOO_LONG,
+    }
 )
 
 
@@ -68,12 +73,12 @@ class Record(NamedTuple):
     Example:
         >>> from stopkit.batch import audit_line
         >>> audit_line(b'{"custom_id": "r1", "result": {"type": "expired"}}', 1).outcome
-        <Outcome.EXPIRED: 'expired'>
+        <RequestOutcome.EXPIRED: 'expired'>
     """
 
     line: int
     """The line's number in its file (1-based); for inlined responses, the item's number."""
-    outcome: Outcome
+    outcome: RequestOutcome
     """What became of the request: a reply, or what the batch API says instead."""
     format: str | None = None
     """The results format: `openai`, `anthropic`, `gemini`, `vertex` or `bedrock`."""

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, TextIO
 
+from stopkit._json import strict_parser
 from stopkit.batch import _tokens
-from stopkit.batch._json import PARSER
-from stopkit.batch._record import Outcome
+from stopkit.batch._record import RequestOutcome
 from stopkit.batch._report import Group, Report, failing, needs_review
 
 __all__ = ["SKIP_CAUSES", "render_text", "write_json"]
@@ -71,8 +71,16 @@ def render_text(report: Report, out: TextIO) -> None:
     files = len(report.files)
     head = f"stopkit batch: {files} file{'s' * (files != 1)}, {_n(report.lines)} lines"
     out.write(head + (f" ({formats})" if formats else "") + "\n")
-    width = max([24, *(len(g.label) + 2 for g in report.counts)])
     models = _models(report)
+    _render_counts(report, models, out)
+    _render_tokens(report, models, out)
+    _render_review(report, models, out)
+    _render_resubmission(report, out)
+
+
+def _render_counts(report: Report, models: dict[str | None, Any], out: TextIO) -> None:
+    """A table of the groups per model (and overall, with several), with each one's share."""
+    width = max([24, *(len(g.label) + 2 for g in report.counts)])
     sections = [(model or "(no model)", rows) for model, rows in models.items()]
     if len(models) > 1:
         sections.append(("all models", _overall(report)))
@@ -82,16 +90,19 @@ def render_text(report: Report, out: TextIO) -> None:
         for group, n in rows:
             label = f"  {group.label}"
             out.write(f"{label:<{width}} {_n(n):>11} {100 * n / total:>6.1f}\n")
-    _render_tokens(report, models, out)
+
+
+def _render_review(report: Report, models: dict[str | None, Any], out: TextIO) -> None:
+    """The groups that need a look, each with its first ids."""
     review = [(g, n) for g, n in report.groups if needs_review(g)]
-    if review:
-        out.write("\nneeds a look (first ids; --json lists them all)\n")
-        for group, n in review:
-            shown = ", ".join(islice(report.ids(group), _SHOWN_IDS))
-            more = f", ... +{_n(n - _SHOWN_IDS)} more" if n > _SHOWN_IDS else ""
-            model = f"{group.model}: " if group.model and len(models) > 1 else ""
-            out.write(f"  {model}{group.label} ({_n(n)}): {shown}{more}\n")
-    _render_resubmission(report, out)
+    if not review:
+        return
+    out.write("\nneeds a look (first ids; --json lists them all)\n")
+    for group, n in review:
+        shown = ", ".join(islice(report.ids(group), _SHOWN_IDS))
+        more = f", ... +{_n(n - _SHOWN_IDS)} more" if n > _SHOWN_IDS else ""
+        model = f"{group.model}: " if group.model and len(models) > 1 else ""
+        out.write(f"  {model}{group.label} ({_n(n)}): {shown}{more}\n")
 
 
 _TOKEN_COLUMNS = (
@@ -127,7 +138,7 @@ def _render_tokens(report: Report, models: dict[str | None, Any], out: TextIO) -
     redo = report.token_totals(redo=True)
     if redo is not None:
         out.write(_token_row("  spent on replies to redo", redo, width))
-    unreported = report.count(outcome=Outcome.REPLIED) - (overall["lines"] or 0)
+    unreported = report.count(outcome=RequestOutcome.REPLIED) - (overall["lines"] or 0)
     if unreported:
         out.write(f"  ({_n(unreported)} replies reported no usage)\n")
 
@@ -176,7 +187,7 @@ def write_json(report: Report, out: TextIO) -> None:
         "files": report.files,
         "lines": report.lines,
         "formats": report.formats,
-        "parser": PARSER,
+        "parser": strict_parser(),
         "exit_status": exit_status(report),
         "overall": [
             _group_json(

@@ -15,17 +15,18 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from stopkit import StopReason
+from stopkit._json import loads_strict
+from stopkit._json_out import compact_line
 from stopkit.batch import _tokens
-from stopkit.batch._json import dumps
 from stopkit.batch._lines import MAX_LINE_SIZE, Chunk
-from stopkit.batch._record import BAD_LINES, Outcome, Record
+from stopkit.batch._record import BAD_LINES, Record, RequestOutcome
 from stopkit.batch._spill import Spill
 from stopkit.batch._tokens import Sums
 
 __all__ = ["Entry", "Group", "Report", "failing", "group_of", "needs_review"]
 
-_OUTCOME_ORDER = {o: i for i, o in enumerate(Outcome)}
-_REPLIED, _ERRORED = Outcome.REPLIED, Outcome.ERRORED
+_OUTCOME_ORDER = {o: i for i, o in enumerate(RequestOutcome)}
+_REPLIED, _ERRORED = RequestOutcome.REPLIED, RequestOutcome.ERRORED
 _REASON_ORDER = {r: i for i, r in enumerate(StopReason)}
 #: The spill key of the requests that results lines echo (Vertex, Bedrock).
 _REQUESTS = ("requests",)
@@ -35,13 +36,14 @@ class Group(NamedTuple):
     """The lines of a report that share a model, an outcome, a stop reason and a detail.
 
     Example:
-        >>> Group("gpt-4o-mini", Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens").label
+        >>> cut = Group("gpt-4o", RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+        >>> cut.label
         'output_limit/max_tokens'
     """
 
     model: str | None
     """The model the lines name (None: they name none)."""
-    outcome: Outcome
+    outcome: RequestOutcome
     """What became of the lines' requests."""
     reason: StopReason | None = None
     """The replies' stop reason (`replied` groups only)."""
@@ -51,7 +53,7 @@ class Group(NamedTuple):
     @property
     def label(self) -> str:
         """The group in a few words: `output_limit/max_tokens`, `errored 429`, `expired`."""
-        if self.outcome is Outcome.REPLIED and self.reason is not None:
+        if self.outcome is RequestOutcome.REPLIED and self.reason is not None:
             return self.reason.value + (f"/{self.detail}" if self.detail else "")
         if self.detail:
             return f"{self.outcome.value} {self.detail}"
@@ -71,10 +73,10 @@ class Group(NamedTuple):
 
 def group_of(record: Record) -> Group:
     """The group a record counts in (bad lines have no model)."""
-    if record.outcome is Outcome.REPLIED:
-        return Group(record.model, Outcome.REPLIED, record.reason, record.detail)
-    if record.outcome is Outcome.ERRORED:
-        return Group(record.model, Outcome.ERRORED, None, record.code)
+    if record.outcome is RequestOutcome.REPLIED:
+        return Group(record.model, RequestOutcome.REPLIED, record.reason, record.detail)
+    if record.outcome is RequestOutcome.ERRORED:
+        return Group(record.model, RequestOutcome.ERRORED, None, record.code)
     if record.outcome in BAD_LINES:
         return Group(None, record.outcome)
     return Group(record.model, record.outcome)
@@ -126,7 +128,7 @@ _OUT_OF_ORDER = (
 
 def _may_redo(group: Group) -> bool:
     """Whether a resubmission could take the line: any outcome but a reply that finished."""
-    return group.outcome is not Outcome.REPLIED or group.reason is StopReason.OUTPUT_LIMIT
+    return group.outcome is not RequestOutcome.REPLIED or group.reason is StopReason.OUTPUT_LIMIT
 
 
 class Report:
@@ -138,7 +140,9 @@ class Report:
 
     Example:
         >>> report = stopkit.batch.audit(["results.jsonl"])  # doctest: +SKIP
-        >>> report.count(outcome=Outcome.REPLIED, reason=StopReason.OUTPUT_LIMIT)  # doctest: +SKIP
+        >>> report.count(  # doctest: +SKIP
+        ...     outcome=RequestOutcome.REPLIED, reason=StopReason.OUTPUT_LIMIT
+        ... )
         1204
     """
 
@@ -227,7 +231,7 @@ class Report:
         if self.keep_requests and _may_redo(group_of(record)):
             # Kept with no request too: a line to redo that echoed none is listed, not lost.
             echoed = [entry, list(key), record.request]
-            self._spill.add(_REQUESTS, dumps(echoed).decode())
+            self._spill.add(_REQUESTS, compact_line(echoed).decode())
 
     def add_entry(self, group: Group, entry: Entry) -> None:
         """Count one line found by a later pass (e.g. the join with the request file)."""
@@ -291,7 +295,7 @@ class Report:
         """How many lines are in the groups whose fields equal `fields` (all lines if none).
 
         Example:
-            >>> report.count(outcome=Outcome.EXPIRED)  # doctest: +SKIP
+            >>> report.count(outcome=RequestOutcome.EXPIRED)  # doctest: +SKIP
             3
         """
         return sum(
@@ -328,15 +332,16 @@ class Report:
 
     def echoed_requests(self) -> Iterator[tuple[Entry, Group, Any]]:
         """Yield the kept echoed requests: (entry, group, the request in its input form or None)."""
-        from stopkit.batch._json import loads
-
         for text, shift in self._spill.read(_REQUESTS):
-            encoded, group, request = loads(text)
+            encoded, group, request = loads_strict(text)
             model, outcome, reason, detail = group
             yield (
                 _decode(encoded, shift),
                 Group(
-                    model, Outcome(outcome), None if reason is None else StopReason(reason), detail
+                    model,
+                    RequestOutcome(outcome),
+                    None if reason is None else StopReason(reason),
+                    detail,
                 ),
                 request,
             )
@@ -358,7 +363,7 @@ class Report:
         self.close()
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
+        state = dict(vars(self))
         state["_owned"] = []  # a copy in another process never owns the directory
         return state
 
@@ -367,11 +372,11 @@ class Report:
 #: what the join found wrong (a result with no request, a request with no result, conflicts).
 _FAILING = frozenset(
     {
-        Outcome.ERRORED,
-        Outcome.UNREADABLE,
-        Outcome.NO_INPUT,
-        Outcome.NO_RESULT,
-        Outcome.DUPLICATE_ID,
+        RequestOutcome.ERRORED,
+        RequestOutcome.UNREADABLE,
+        RequestOutcome.NO_INPUT,
+        RequestOutcome.NO_RESULT,
+        RequestOutcome.DUPLICATE_ID,
     }
     | BAD_LINES
 )
@@ -386,6 +391,6 @@ def failing(group: Group) -> bool:
 
 def needs_review(group: Group) -> bool:
     """Whether the group's lines need a look: anything but finished replies and embeddings."""
-    if group.outcome is Outcome.REPLIED:
+    if group.outcome is RequestOutcome.REPLIED:
         return group.reason not in _FINE
-    return group.outcome is not Outcome.EMBEDDING
+    return group.outcome is not RequestOutcome.EMBEDDING

@@ -108,36 +108,45 @@ def ceiling(line: dict[str, Any], fmt: str) -> Ceiling | None:
     name, body = _params(line, fmt)
     base: tuple[str, ...] = (name,) if name else ()
     if fmt == "openai":
-        url = str(line.get("url", ""))
-        if url.endswith("/embeddings"):
-            return None
-        newer, older = _int(body.get("max_completion_tokens")), _int(body.get("max_tokens"))
-        legacy = url.endswith("/v1/completions")  # text completions: max_tokens only
-        if url.endswith("/responses") or "max_output_tokens" in body:
-            field = "max_output_tokens"
-        elif legacy or (newer is None and older is not None):  # the one set (null: unset)
-            field = "max_tokens"
-        else:
-            field = "max_completion_tokens"
-        if legacy and older is None and body.get(field) is None:
-            # Unset is not the model's maximum here: OpenAI's OpenAPI spec gives
-            # `CreateCompletionRequest.max_tokens` a default of 16.
-            return Ceiling((*base, field), _LEGACY_DEFAULT)
-        return Ceiling((*base, field), _int(body.get(field)))
+        return _openai_ceiling(str(line.get("url", "")), body, base)
     if fmt == "anthropic":
         return Ceiling((*base, "max_tokens"), _int(body.get("max_tokens")))
     if fmt == "bedrock":
-        if "messages" in body and ("anthropic_version" in body or "max_tokens" in body):
-            return Ceiling((*base, "max_tokens"), _int(body.get("max_tokens")))
-        if "inferenceConfig" in body or "messages" in body:  # a Converse request
-            config = body.get("inferenceConfig")
-            value = config.get("maxTokens") if type(config) is dict else None
-            return Ceiling((*base, "inferenceConfig", "maxTokens"), _int(value))
-        return None  # Titan, Llama, Mistral, Cohere Command: their ceilings are not read yet
+        return _bedrock_ceiling(body, base)
     config = _google_config(body)
     field = "max_output_tokens" if config == "generation_config" else "maxOutputTokens"
     found = body.get(config)
     return Ceiling((*base, config, field), _int(found.get(field) if type(found) is dict else None))
+
+
+def _openai_ceiling(url: str, body: dict[str, Any], base: tuple[str, ...]) -> Ceiling | None:
+    """An OpenAI request's ceiling: the field its endpoint reads (the one set, for Chat)."""
+    if url.endswith("/embeddings"):
+        return None
+    newer, older = _int(body.get("max_completion_tokens")), _int(body.get("max_tokens"))
+    legacy = url.endswith("/v1/completions")  # text completions: max_tokens only
+    if url.endswith("/responses") or "max_output_tokens" in body:
+        field = "max_output_tokens"
+    elif legacy or (newer is None and older is not None):  # the one set (null: unset)
+        field = "max_tokens"
+    else:
+        field = "max_completion_tokens"
+    if legacy and older is None and body.get(field) is None:
+        # Unset is not the model's maximum here: OpenAI's OpenAPI spec gives
+        # `CreateCompletionRequest.max_tokens` a default of 16.
+        return Ceiling((*base, field), _LEGACY_DEFAULT)
+    return Ceiling((*base, field), _int(body.get(field)))
+
+
+def _bedrock_ceiling(body: dict[str, Any], base: tuple[str, ...]) -> Ceiling | None:
+    """A Bedrock request's ceiling: an Anthropic body's `max_tokens`, or Converse's config."""
+    if "messages" in body and ("anthropic_version" in body or "max_tokens" in body):
+        return Ceiling((*base, "max_tokens"), _int(body.get("max_tokens")))
+    if "inferenceConfig" in body or "messages" in body:  # a Converse request
+        config = body.get("inferenceConfig")
+        value = config.get("maxTokens") if type(config) is dict else None
+        return Ceiling((*base, "inferenceConfig", "maxTokens"), _int(value))
+    return None  # Titan, Llama, Mistral, Cohere Command: their ceilings are not read yet
 
 
 class Budget(NamedTuple):

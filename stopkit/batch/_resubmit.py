@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from stopkit._json_out import compact_line
 from stopkit.batch._errors import BatchUsageError
 from stopkit.batch._join import is_requests_document, join, result_index
-from stopkit.batch._json import dumps
 from stopkit.batch._lines import unique
 from stopkit.batch._plan import Plan, ResubmitOptions, plan, wanted
 from stopkit.batch._report import Entry, Group, Report
@@ -124,7 +124,7 @@ def check_input(report: Report, inputs: Sequence[str | os.PathLike[str]]) -> Non
 
     Example:
         >>> stopkit.batch.check_input(report, ["batch_input.jsonl"])  # doctest: +SKIP
-        >>> report.count(outcome=Outcome.NO_RESULT)  # doctest: +SKIP
+        >>> report.count(outcome=RequestOutcome.NO_RESULT)  # doctest: +SKIP
         0
     """
     for _ in join(report, inputs):
@@ -157,17 +157,7 @@ def resubmit(
     out = os.fspath(out)
     mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
     _check_outputs(out, mapping, [*report.files, *inputs])
-    source: Iterable[tuple[Group, str, dict[str, Any] | None, Entry]]
-    if inputs:
-        source = join(report, inputs)
-    else:
-        silent = set(report.formats) - _ECHOING or not report.keep_requests
-        if silent and any(wanted(g, options) for g in report.counts):
-            raise BatchUsageError(
-                "these results do not carry their requests: give the batch's request file "
-                "(--input) to resubmit"
-            )
-        source = _echoed(report)
+    source = _requests(report, inputs, options)
     done = Resubmission(out, mapping)
     # A create body in, a create body out (Anthropic's `{"requests": [...]}`); else JSON Lines.
     document = bool(inputs) and all(is_requests_document(p) for p in inputs)
@@ -185,21 +175,49 @@ def resubmit(
                 done.skipped[cause] = done.skipped.get(cause, 0) + 1
                 report.add_skipped(cause, entry)
                 continue
-            new = None if entry.id is None else new_id(entry.id, fmt)
-            written = step.line if new is None else with_id(step.line, fmt, new)
-            requests.write((sep if done.written else b"") + dumps(written) + end)
+            number = sum(done.written.values()) + 1
+            written, link = _rewritten(step.line, step, fmt, entry, number)
+            requests.write((sep if done.written else b"") + compact_line(written) + end)
             done.written[step.action] = done.written.get(step.action, 0) + 1
-            link = {
-                "line": sum(done.written.values()),
-                "new_id": new if written is not step.line else None,
-                "old_id": entry.id,
-                "result": str(entry),
-                "action": step.action,
-                "field": step.field,
-                "from": step.old,
-                "to": step.new,
-            }
-            links.write(dumps(link) + b"\n")
+            links.write(compact_line(link) + b"\n")
         requests.write(tail)
     report.resubmission = done
     return done
+
+
+def _requests(
+    report: Report, inputs: Sequence[str], options: ResubmitOptions
+) -> Iterable[tuple[Group, str, dict[str, Any] | None, Entry]]:
+    """Each result with its request: joined from the request files, else echoed by the results.
+
+    Results that echo no request (OpenAI, Anthropic, Gemini) cannot be resubmitted without the
+    request files: refused when any of them is wanted.
+    """
+    if inputs:
+        return join(report, inputs)
+    silent = set(report.formats) - _ECHOING or not report.keep_requests
+    if silent and any(wanted(g, options) for g in report.counts):
+        raise BatchUsageError(
+            "these results do not carry their requests: give the batch's request file "
+            "(--input) to resubmit"
+        )
+    return _echoed(report)
+
+
+def _rewritten(
+    line: dict[str, Any], step: Plan, fmt: str, entry: Entry, number: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The request `line` to write for a planned step (under a new id), and its mapping link."""
+    new = None if entry.id is None else new_id(entry.id, fmt)
+    written = line if new is None else with_id(line, fmt, new)
+    link = {
+        "line": number,
+        "new_id": new if written is not line else None,
+        "old_id": entry.id,
+        "result": str(entry),
+        "action": step.action,
+        "field": step.field,
+        "from": step.old,
+        "to": step.new,
+    }
+    return written, link

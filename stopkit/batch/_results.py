@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Any
 
 from stopkit import Adapter, Stop, StopkitError, detect, get_adapter, normalize, normalize_all
+from stopkit._json import loads_strict
 from stopkit.adapters._engine import harsher
-from stopkit.batch._json import loads
-from stopkit.batch._record import Outcome, Record
+from stopkit.batch._record import Record, RequestOutcome
 
 __all__ = ["read_item", "read_object"]
 
@@ -59,7 +59,7 @@ def _text(value: Any) -> str | None:
 
 
 _new = tuple.__new__  # a Record from a full tuple, without NamedTuple's keyword handling
-_REPLIED = Outcome.REPLIED
+_REPLIED = RequestOutcome.REPLIED
 
 
 def _replied(
@@ -83,7 +83,9 @@ def _replied(
                 normalize(body, adapter=chosen)  # raises the UnsupportedReply that says why
         stop = _strictest(chosen, body)
     except StopkitError as exc:  # a body no adapter reads: kept in the message, never fatal
-        return Record(line, Outcome.UNREADABLE, fmt, rid, model, message=str(exc), request=request)
+        return Record(
+            line, RequestOutcome.UNREADABLE, fmt, rid, model, message=str(exc), request=request
+        )
     return _new(  # a Record: tuple.__new__ of its own class, every field given
         Record,
         (line, _REPLIED, fmt, rid, model, stop.reason, stop.detail, stop.raw_reason,
@@ -112,7 +114,7 @@ def _strictest(adapter: Adapter, body: Any) -> Stop:
 def _errored(line: int, fmt: str, rid: str | None, code: Any, message: Any, model: Any = None,
              request: Any = None) -> Record:  # fmt: skip
     """An errored request, its code as text ("error" where the provider gave none)."""
-    return Record(line, Outcome.ERRORED, fmt, rid, _text(model), code=_text(code) or "error",
+    return Record(line, RequestOutcome.ERRORED, fmt, rid, _text(model), code=_text(code) or "error",
                   message=_text(message), request=request)  # fmt: skip
 
 
@@ -135,23 +137,31 @@ def _openai(obj: dict[str, Any], line: int) -> Record:
         rid = _text(rid)
     error = obj.get("error")
     if error:
-        code = error.get("code") if type(error) is dict else None
-        message = error.get("message") if type(error) is dict else str(error)
-        if code == "batch_expired":
-            return Record(line, Outcome.EXPIRED, "openai", rid, message=message)
-        if code == "batch_cancelled":
-            return Record(line, Outcome.CANCELED, "openai", rid, message=message)
-        return _errored(line, "openai", rid, code, message)
+        return _openai_batch_error(line, rid, error)
     response = obj.get("response")
-    if type(response) is not dict:
-        response = {}
+    return _openai_response(line, rid, response if type(response) is dict else {})
+
+
+def _openai_batch_error(line: int, rid: str | None, error: Any) -> Record:
+    """A request the batch itself answered with an error: expired, canceled, or failed."""
+    code = error.get("code") if type(error) is dict else None
+    message = error.get("message") if type(error) is dict else str(error)
+    if code == "batch_expired":
+        return Record(line, RequestOutcome.EXPIRED, "openai", rid, message=message)
+    if code == "batch_cancelled":
+        return Record(line, RequestOutcome.CANCELED, "openai", rid, message=message)
+    return _errored(line, "openai", rid, code, message)
+
+
+def _openai_response(line: int, rid: str | None, response: dict[str, Any]) -> Record:
+    """A request that got a response: an error (by its status or body), or the reply in it."""
     body = response.get("body")
     status = response.get("status_code")
     failed = type(status) is int and status >= 400  # an error by its status, body or not
     if type(body) is not dict or not body:
         if failed:
             return _errored(line, "openai", rid, f"http_{status}", body or None)
-        return Record(line, Outcome.NO_BODY, "openai", rid, message="response has no body")
+        return Record(line, RequestOutcome.NO_BODY, "openai", rid, message="response has no body")
     problem = body.get("error")
     if problem or failed:
         detail = problem if type(problem) is dict else {}
@@ -160,7 +170,7 @@ def _openai(obj: dict[str, Any], line: int) -> Record:
     kind = body.get("object")
     model = body.get("model")
     if kind == "list" or kind == "embedding":
-        return Record(line, Outcome.EMBEDDING, "openai", rid, _text(model))
+        return Record(line, RequestOutcome.EMBEDDING, "openai", rid, _text(model))
     adapter = "openai.chat" if kind == "chat.completion" else None
     if kind == "response":
         adapter = "openai.responses"
@@ -174,7 +184,7 @@ def _anthropic(obj: dict[str, Any], line: int) -> Record:
     if kind == "succeeded":
         message = result.get("message")
         if type(message) is not dict or not message:
-            return Record(line, Outcome.NO_BODY, "anthropic", rid, message="no message")
+            return Record(line, RequestOutcome.NO_BODY, "anthropic", rid, message="no message")
         return _replied(line, "anthropic", rid, message, "anthropic", message.get("model"))
     if kind == "errored":
         error = result.get("error")
@@ -183,17 +193,21 @@ def _anthropic(obj: dict[str, Any], line: int) -> Record:
         found = inner if type(inner) is dict else error if type(error) is dict else {}
         return _errored(line, "anthropic", rid, found.get("type"), found.get("message"))
     if kind == "expired":
-        return Record(line, Outcome.EXPIRED, "anthropic", rid)
+        return Record(line, RequestOutcome.EXPIRED, "anthropic", rid)
     if kind == "canceled":
-        return Record(line, Outcome.CANCELED, "anthropic", rid)
+        return Record(line, RequestOutcome.CANCELED, "anthropic", rid)
     return Record(
-        line, Outcome.UNKNOWN_SHAPE, "anthropic", rid, message=f"unrecognized result type {kind!r}"
+        line,
+        RequestOutcome.UNKNOWN_SHAPE,
+        "anthropic",
+        rid,
+        message=f"unrecognized result type {kind!r}",
     )
 
 
 def _gemini_reply(line: int, fmt: str, rid: str | None, response: Any, request: Any) -> Record:
     if "embedding" in response or "embeddings" in response:
-        return Record(line, Outcome.EMBEDDING, fmt, rid, request=request)
+        return Record(line, RequestOutcome.EMBEDDING, fmt, rid, request=request)
     model = response.get("modelVersion") or response.get("model_version")  # REST or SDK dump
     return _replied(line, fmt, rid, response, "gemini", model, request)
 
@@ -205,7 +219,7 @@ def _gemini(obj: dict[str, Any], line: int, rid: str | None) -> Record:
     error = obj.get("error") or obj.get("status")
     if type(error) is dict and error:
         return _errored(line, "gemini", rid, _status_code(error), error.get("message"))
-    return Record(line, Outcome.NO_BODY, "gemini", rid, message="neither response nor error")
+    return Record(line, RequestOutcome.NO_BODY, "gemini", rid, message="neither response nor error")
 
 
 def _vertex_error(status: str) -> str:
@@ -213,7 +227,7 @@ def _vertex_error(status: str) -> str:
     start = status.find("{")
     if start >= 0:
         try:
-            found = loads(status[start:])
+            found = loads_strict(status[start:])
         except ValueError:
             found = None
         if type(found) is dict:
@@ -237,7 +251,11 @@ def _vertex(obj: dict[str, Any], line: int) -> Record:
         code, message = _status_code(status), status.get("message")
         return _errored(line, "vertex", None, code, message, request=echoed)
     return Record(
-        line, Outcome.NO_BODY, "vertex", message="neither response nor status", request=echoed
+        line,
+        RequestOutcome.NO_BODY,
+        "vertex",
+        message="neither response nor status",
+        request=echoed,
     )
 
 
@@ -259,7 +277,7 @@ def _bedrock(obj: dict[str, Any], line: int) -> Record:
     output = obj.get("modelOutput")
     if type(output) is not dict or not output:
         return Record(
-            line, Outcome.NO_BODY, "bedrock", rid, message="no modelOutput", request=echoed
+            line, RequestOutcome.NO_BODY, "bedrock", rid, message="no modelOutput", request=echoed
         )
     # modelOutput is the model family's own body: detected (Anthropic Messages, Converse, ...).
     return _replied(line, "bedrock", rid, output, None, output.get("model"), echoed)
@@ -268,7 +286,7 @@ def _bedrock(obj: dict[str, Any], line: int) -> Record:
 def read_item(item: Any, line: int) -> Record:
     """Read one Gemini inlined response (`InlinedResponse`: response or error, metadata)."""
     if type(item) is not dict:
-        return Record(line, Outcome.UNKNOWN_SHAPE, "gemini", message="item is not an object")
+        return Record(line, RequestOutcome.UNKNOWN_SHAPE, "gemini", message="item is not an object")
     metadata = item.get("metadata")
     rid = _text(metadata.get("key")) if type(metadata) is dict else None
     return _gemini(item, line, rid)
@@ -285,14 +303,13 @@ def read_object(obj: Any, line: int) -> Record:
     """
     if type(obj) is not dict:
         return Record(
-            line, Outcome.UNKNOWN_SHAPE, message=f"a JSON {type(obj).__name__}, not an object"
+            line,
+            RequestOutcome.UNKNOWN_SHAPE,
+            message=f"a JSON {type(obj).__name__}, not an object",
         )
     if "custom_id" in obj:
-        if type(obj.get("result")) is dict:
-            return _anthropic(obj, line)
-        if "response" in obj or "error" in obj:
-            return _openai(obj, line)
-    elif "recordId" in obj or "modelInput" in obj or "modelOutput" in obj:
+        return _custom_id_line(obj, line)
+    if "recordId" in obj or "modelInput" in obj or "modelOutput" in obj:
         return _bedrock(obj, line)
     elif "key" in obj:
         return _gemini(obj, line, _text(obj["key"]))
@@ -302,5 +319,19 @@ def read_object(obj: Any, line: int) -> Record:
         return _gemini_reply(line, "gemini", None, obj, None)
     elif "response" in obj or "error" in obj or "metadata" in obj:  # a Gemini inlined response
         return read_item(obj, line)
+    return _unknown_shape(obj, line)
+
+
+def _custom_id_line(obj: dict[str, Any], line: int) -> Record:
+    """A line keyed by `custom_id`: Anthropic's (a `result`) or OpenAI's (`response`/`error`)."""
+    if type(obj.get("result")) is dict:
+        return _anthropic(obj, line)
+    if "response" in obj or "error" in obj:
+        return _openai(obj, line)
+    return _unknown_shape(obj, line)
+
+
+def _unknown_shape(obj: dict[str, Any], line: int) -> Record:
     keys = ", ".join(repr(k) for k in list(obj)[:8])
-    return Record(line, Outcome.UNKNOWN_SHAPE, message=f"no batch results shape has keys [{keys}]")
+    message = f"no batch results shape has keys [{keys}]"
+    return Record(line, RequestOutcome.UNKNOWN_SHAPE, message=message)

@@ -127,6 +127,6 @@ class Spill:
 
     def __getstate__(self) -> dict[str, Any]:
         self.close()  # a spill crosses processes as its file paths
-        state = self.__dict__.copy()
+        state = dict(vars(self))
         state["_out"], state["_buffers"] = {}, {}
         return state

@@ -21,8 +21,7 @@ from stopkit.loop._run import Run
 from stopkit.loop._runner import ToolRunner, is_async_callable
 from stopkit.loop._settings import LoopSettings, keywords_of
 from stopkit.loop._streams import aread_stream, is_async_stream, is_sync_stream, read_stream
-from stopkit.loop._threads import Outcome as CallOutcome
-from stopkit.loop._threads import acall_in_thread
+from stopkit.loop._threads import Captured, acall_in_thread
 from stopkit.loop.events import Outcome
 from stopkit.loop.handlers import DEFAULT_HANDLERS
 
@@ -215,7 +214,7 @@ class Loop:
         finally:
             steps.close()
 
-    async def _acall(self, request: CallModel) -> CallOutcome:
+    async def _acall(self, request: CallModel) -> Captured:
         """Make the model call of `request`, reading a stream it returns; return the outcome.
 
         What it returned (a `Streamed` for a stream), or the `Exception` it raised. A sync
@@ -261,7 +260,7 @@ class Loop:
         return True, value
 
 
-def _raised(error: BaseException) -> CallOutcome:
+def _raised(error: BaseException) -> Captured:
     """Return a failed call's outcome; an interrupt (not an `Exception`) ends the run at once."""
     if not isinstance(error, Exception):
         raise error

@@ -20,9 +20,9 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from stopkit._logsafe import clip
-from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
+from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop._arguments import argument_problem, fresh_copy
-from stopkit.loop._threads import Outcome, TimedOut, acall_in_thread, call_in_thread, capture
+from stopkit.loop._threads import Captured, TimedOut, acall_in_thread, call_in_thread, capture
 from stopkit.loop._tool import KEY_PARAMETER, options_of, timed_by_itself, wants_key
 
 __all__ = [
@@ -87,14 +87,14 @@ def clip_error(message: str) -> str:
 
 def error_result(call: ToolCall, message: str) -> ToolResult:
     """Return the error result the model is sent for `call`."""
-    return _fast_tool_result(
-        {
-            "call_id": call.id,
-            "name": call.name,
-            "content": clip_error(message),
-            "is_error": True,
-            "value": None,
-        }
+    # Not validated: the result carries the call's id as the adapter gave it (a custom
+    # adapter's call may have none), and the loop's own values are of the right types.
+    return ToolResult.model_construct(
+        call_id=call.id,
+        name=call.name,
+        content=clip_error(message),
+        is_error=True,
+        value=None,
     )
 
 
@@ -103,14 +103,12 @@ def _ok_result(call: ToolCall, value: Any) -> ToolResult:
         content, is_error = tool_content(value), False
     except ValueError as exc:  # what the tool returned cannot be sent: say so, keep the value
         content, is_error = clip_error(str(exc)), True
-    return _fast_tool_result(
-        {
-            "call_id": call.id,
-            "name": call.name,
-            "content": content,
-            "is_error": is_error,
-            "value": value,
-        }
+    return ToolResult.model_construct(
+        call_id=call.id,
+        name=call.name,
+        content=content,
+        is_error=is_error,
+        value=value,
     )
 
 
@@ -195,7 +193,7 @@ def _retrieve(task: Any) -> None:
         task.exception()  # a tool left running after its timeout: no "never retrieved" log
 
 
-async def await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Outcome:
+async def await_tool(make: Callable[[], Awaitable[Any]], timeout: float | None) -> Captured:
     """Await an async tool (within `timeout`); return what it returned or raised, as a value.
 
     A `CancelledError` the tool raises itself is its outcome; one cancelling this task (the run
@@ -366,7 +364,7 @@ def _timing(tool: Tool, timeout: float | None, *, awaited: bool) -> tuple[Tool, 
     return functools.partial(timed, timeout), None
 
 
-def _result(call: ToolCall, outcome: Outcome) -> ToolResult:
+def _result(call: ToolCall, outcome: Captured) -> ToolResult:
     """Return the result for what a tool returned or raised; re-raise an interrupt."""
     ok, value = outcome
     if ok:

@@ -19,9 +19,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Outcome", "TimedOut", "acall_in_thread", "call_in_thread", "capture"]
+__all__ = ["Captured", "TimedOut", "acall_in_thread", "call_in_thread", "capture"]
 
-Outcome = tuple[bool, Any]
+Captured = tuple[bool, Any]
 """`(True, value)` when the callable returned, `(False, exception)` when it raised."""
 
 
@@ -37,7 +37,7 @@ class TimedOut(Exception):
         self.seconds = seconds
 
 
-def capture(fn: Callable[[], Any]) -> Outcome:
+def capture(fn: Callable[[], Any]) -> Captured:
     """Call `fn()`; return `(True, value)`, or `(False, exception)` for whatever it raised."""
     try:
         return True, fn()
@@ -45,7 +45,7 @@ def capture(fn: Callable[[], Any]) -> Outcome:
         return False, exc
 
 
-def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
+def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Captured:
     """Run `fn()` in a daemon thread; wait at most `timeout` seconds from its start.
 
     Raises `TimedOut` when it has not finished by then.
@@ -54,7 +54,7 @@ def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
         >>> call_in_thread(lambda: 6 * 7, timeout=5)
         (True, 42)
     """
-    box: list[Outcome] = []
+    box: list[Captured] = []
     started = threading.Event()
     done = threading.Event()
     context = contextvars.copy_context()
@@ -71,7 +71,7 @@ def call_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
     return box[0]
 
 
-async def acall_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outcome:
+async def acall_in_thread(fn: Callable[[], Any], timeout: float | None) -> Captured:
     """Run `fn()` in a daemon thread without blocking the event loop; wait at most `timeout`.
 
     Raises `TimedOut` when it has not finished `timeout` seconds after it started. Cancelling
@@ -85,7 +85,7 @@ async def acall_in_thread(fn: Callable[[], Any], timeout: float | None) -> Outco
 
     loop = asyncio.get_running_loop()
     started: asyncio.Future[None] = loop.create_future()
-    done: asyncio.Future[Outcome] = loop.create_future()
+    done: asyncio.Future[Captured] = loop.create_future()
 
     def settle(future: asyncio.Future[Any], value: Any) -> None:
         if not future.done():  # the waiting task may have been cancelled meanwhile

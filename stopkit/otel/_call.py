@@ -219,8 +219,18 @@ class ModelCall:
         if self.t.capture_content:
             attributes[n.OUTPUT_MESSAGES] = output_messages(stop)
         self.span.set_attributes(attributes)
+        self._measured(stops, counts, facts.get(n.RESPONSE_MODEL), error)
+
+    def _measured(
+        self,
+        stops: Sequence[Stop],
+        counts: dict[str, int],
+        model: Any,
+        error: BaseException | None,
+    ) -> None:
+        """Record the call's metrics: its duration, its tokens, and each choice's stop."""
         t = self.t
-        model = facts.get(n.RESPONSE_MODEL)
+        metric = self.metric
         if model is not None:
             metric = {**metric, n.RESPONSE_MODEL: model}
         # A stream read in part, then broken: the call failed (its duration says so too).

@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from stopkit._json import loads
 from stopkit._logsafe import REDACTED, shorten
 from stopkit._secrets import redact_text, redact_value
 from stopkit._stop import Stop, ToolCall, ToolResult
@@ -48,7 +49,7 @@ def _dumps(value: Any) -> str:
 def _tool_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):  # Chat and Responses send the arguments as JSON text
         with contextlib.suppress(ValueError):  # not JSON: kept as the text it is
-            arguments = json.loads(arguments)
+            arguments = loads(arguments)
     return {"type": "tool_call", "id": call_id, "name": name, "arguments": arguments}
 
 
@@ -105,6 +106,11 @@ def _message(message: Any) -> dict[str, Any]:
     content = fields.get("content")
     if role == "tool" and "tool_call_id" in fields:  # a Chat tool message
         return {"role": role, "parts": [_response(fields["tool_call_id"], content)]}
+    return {"role": role, "parts": _parts(fields, content)}
+
+
+def _parts(fields: Mapping[str, Any], content: Any) -> list[dict[str, Any]]:
+    """A message's parts: its text or content blocks, Gemini's `parts`, Chat's `tool_calls`."""
     parts: list[dict[str, Any]] = []
     if isinstance(content, str):
         parts.append({"type": "text", "content": content})
@@ -117,7 +123,7 @@ def _message(message: Any) -> dict[str, Any]:
             function: Mapping[str, Any] = entry.get("function") or {}
             name, arguments = function.get("name"), function.get("arguments")
             parts.append(_tool_call(entry.get("id"), name, arguments))
-    return {"role": role, "parts": parts}
+    return parts
 
 
 # pydantic-ai's messages (pydantic_ai/messages.py): a `ModelRequest` or `ModelResponse` whose
@@ -212,6 +218,6 @@ def tool_arguments(call: ToolCall) -> str:
 def tool_result(result: ToolResult) -> str:
     """Return `gen_ai.tool.call.result`: what the model is sent, redacted (JSON read as JSON)."""
     try:
-        return _dumps(json.loads(result.content))
+        return _dumps(loads(result.content))
     except ValueError:
         return _dumps(result.content)

@@ -191,20 +191,13 @@ def usage_attributes(adapter: str, usage: Usage) -> dict[str, int]:
         ...     cache_read_tokens=90))["gen_ai.usage.input_tokens"]
         100
     """
-    out: dict[str, int] = {}
-    read, write = usage.cache_read_tokens, usage.cache_write_tokens
-    reasoning = usage.reasoning_tokens
-    tokens_in, tokens_out = prompt_tokens(adapter, usage), output_tokens(adapter, usage)
+    counts = {
+        INPUT_TOKENS: prompt_tokens(adapter, usage),
+        OUTPUT_TOKENS: output_tokens(adapter, usage),
+        REASONING_TOKENS: usage.reasoning_tokens,
+        CACHE_READ_TOKENS: usage.cache_read_tokens,
+        CACHE_WRITE_TOKENS: usage.cache_write_tokens,
+    }
     # An attribute's int is a signed 64-bit one (OTLP cannot send a bigger one): a count beyond
-    # it is garbage in the reply, left out. The checks are written out: this runs per reply.
-    if tokens_in is not None and tokens_in <= INT64_MAX:
-        out[INPUT_TOKENS] = tokens_in
-    if tokens_out is not None and tokens_out <= INT64_MAX:
-        out[OUTPUT_TOKENS] = tokens_out
-    if reasoning is not None and reasoning <= INT64_MAX:
-        out[REASONING_TOKENS] = reasoning
-    if read is not None and read <= INT64_MAX:
-        out[CACHE_READ_TOKENS] = read
-    if write is not None and write <= INT64_MAX:
-        out[CACHE_WRITE_TOKENS] = write
-    return out
+    # it is garbage in the reply, left out.
+    return {name: n for name, n in counts.items() if n is not None and n <= INT64_MAX}

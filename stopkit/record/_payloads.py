@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic_core import from_json
-
 from stopkit._adapter import Adapter
 from stopkit._errors import UnsupportedReply
+from stopkit._json import loads
 from stopkit._normalize import normalize
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop
@@ -146,7 +145,7 @@ def payload_from_bytes(data: bytes, path: Path | None = None) -> Payload:
     if path is not None and path.suffix in STREAM_SUFFIXES:
         return Payload(path, events=list(iter_events(data)))
     try:
-        value = from_json(data)
+        value = loads(data)
     except ValueError as exc:
         if path is None:  # not one JSON document: a raw SSE or newline-delimited JSON stream
             return Payload(None, events=list(iter_events(data)))

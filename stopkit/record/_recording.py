@@ -28,7 +28,7 @@ from stopkit._secrets import redact_value
 from stopkit.record._files import RecordingFolder
 from stopkit.record._redact import WIRE, redact_headers, redact_request
 from stopkit.record._tee import tee_stream
-from stopkit.record._wire import is_ndjson, json_or_text, library_of, parse_ndjson, parse_sse
+from stopkit.record._wire import is_ndjson, json_or_text, library_of, parse_ndjson, sse_events
 
 __all__ = ["RecordingTransport"]
 
@@ -89,7 +89,7 @@ class RecordingTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         if closed_early:  # the caller left the stream: the events are those it read
             meta["closed_early"] = True
         if meta["content_type"].startswith("text/event-stream"):
-            events, names, done = parse_sse(body.decode("utf-8", errors="replace"))
+            events, names, done = sse_events(body)
             events = [redact_value(event, secrets) for event in events]
             meta.update(events=events, sse_event_names=names, sse_done=done)
         elif is_ndjson(meta["content_type"]):

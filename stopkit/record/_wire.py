@@ -20,6 +20,8 @@ import sys
 from types import ModuleType
 from typing import Any
 
+from stopkit._json import JSONDecodeFailed, loads
+from stopkit._stream import server_sent_events
 from stopkit.record._payloads import Payload
 
 __all__ = [
@@ -28,8 +30,8 @@ __all__ = [
     "json_or_text",
     "library_of",
     "parse_ndjson",
-    "parse_sse",
     "sse_chunks",
+    "sse_events",
 ]
 
 #: Content types of newline-delimited JSON streams. Sources: ollama/_client.py (its server
@@ -51,11 +53,12 @@ def parse_ndjson(data: bytes) -> list[Any]:
 
 
 def json_or_text(data: bytes) -> Any:
+    """Return a body as its JSON value, or as text when it is not JSON (None when empty)."""
     if not data:
         return None
     try:
-        return json.loads(data)
-    except ValueError:
+        return loads(data)
+    except JSONDecodeFailed:
         pass
     try:
         return data.decode("utf-8")
@@ -63,27 +66,17 @@ def json_or_text(data: bytes) -> Any:
         return f"<{len(data)} bytes of binary data>"
 
 
-def parse_sse(text: str) -> tuple[list[Any], list[str | None], bool]:
-    """Split an SSE body into its data objects, their `event:` names, and whether `[DONE]` came."""
+def sse_events(body: bytes) -> tuple[list[Any], list[str | None], bool]:
+    """Split an SSE body into its data objects, their `event:` names, and whether `[DONE]` came.
+
+    The one SSE parser reads it (`stopkit._stream.server_sent_events`): a recording keeps the
+    events a stream reader, and the SDK, read from the same body.
+    """
     events: list[Any] = []
     names: list[str | None] = []
     done = False
-    for block in text.replace("\r\n", "\n").replace("\r", "\n").split("\n\n"):
-        name: str | None = None
-        data: list[str] = []
-        for line in block.split("\n"):
-            if not line or line.startswith(":"):
-                continue
-            key, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if key == "event":
-                name = value
-            elif key == "data":
-                data.append(value)
-        if not data:
-            continue
-        payload = "\n".join(data)
-        if payload.strip() == "[DONE]":
+    for name, payload in server_sent_events(body):
+        if payload == "[DONE]":
             done = True
             continue
         events.append(json_or_text(payload.encode()))

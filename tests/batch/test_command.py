@@ -243,7 +243,7 @@ def test_building_the_command_line_imports_nothing_heavy() -> None:
         "from stopkit.cli._main import build_parser\n"
         "build_parser()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('orjson', 'dask', "
-        "'distributed', 'stopkit.batch._json', 'stopkit.batch._audit')))))"
+        "'distributed', 'stopkit.batch._lines', 'stopkit.batch._audit')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

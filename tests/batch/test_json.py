@@ -1,4 +1,4 @@
-"""The one JSON reader: orjson when installed, the standard library otherwise, same answers."""
+"""The batch's strict JSON reader (`stopkit._json`): orjson when installed, else the stdlib."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ _REPORT = (
     "import sys, io, json\n"
     "{block}"
     "from stopkit.batch import audit, write_json\n"
-    "from stopkit.batch._json import PARSER\n"
+    "from stopkit._json import strict_parser\n"
     "out = io.StringIO()\n"
     "with audit([sys.argv[1]]) as report:\n"
     "    write_json(report, out)\n"
-    "print(json.dumps([PARSER, json.loads(out.getvalue())]))\n"
+    "print(json.dumps([strict_parser(), json.loads(out.getvalue())]))\n"
 )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stopkit.batch import Chunk, Outcome, Report, audit_chunk, audit_line, split
+from stopkit.batch import Chunk, Report, RequestOutcome, audit_chunk, audit_line, split
 from stopkit.batch._lines import inlined_items, read_chunk
 from tests.batch._fixtures import ANTHROPIC, GEMINI_CASES, gemini_response, write_jsonl
 
@@ -87,7 +87,7 @@ def test_merging_numbers_chunks_in_their_file_and_refuses_another_order(tmp_path
     merged = Report()
     for part in parts:
         merged.merge(part)
-    [bad] = [g for g in merged.counts if g.outcome is Outcome.NOT_JSON]
+    [bad] = [g for g in merged.counts if g.outcome is RequestOutcome.NOT_JSON]
     assert [e.line for e in merged.entries(bad)] == list(range(1000, 8001, 1000))
     with pytest.raises(ValueError, match="in order"):
         Report().merge(parts[1])
@@ -180,7 +180,7 @@ def test_a_pretty_printed_file_that_is_no_batch_job_reads_as_lines(tmp_path: Pat
     """A multi-line JSON document that is not a batch job is read as (bad) lines, not dropped."""
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"a": 1}, indent=2) + "\n")
-    assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [Outcome.NOT_JSON] * 3
+    assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [RequestOutcome.NOT_JSON] * 3
 
 
 @pytest.mark.parametrize(
@@ -224,7 +224,7 @@ def test_a_bad_first_line_is_not_a_reason_to_read_the_whole_file(
         parsed.append(len(text))
         return json.loads(text)
 
-    monkeypatch.setattr(_lines, "loads", loads)
+    monkeypatch.setattr(_lines, "loads_strict", loads)
     lines = [first] + [json.dumps(c.line).encode() for c in ANTHROPIC[:3]]
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
@@ -270,7 +270,7 @@ def test_a_line_over_the_bound_is_a_bad_line_and_the_audit_goes_on(
         for i, line in enumerate(lines, 1)
     ]
     assert "over 1,000 bytes" in (records[lines.index(long)].message or "")
-    assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [Outcome.REPLIED] * 4
+    assert [r.outcome for r in read_chunk(split([path], 1)[0])] == [RequestOutcome.REPLIED] * 4
 
 
 def test_chunks_cut_around_a_line_over_the_bound_read_like_the_whole_file(tmp_path: Path) -> None:

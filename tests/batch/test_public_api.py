@@ -35,3 +35,11 @@ def test_unknown_attribute_is_an_attribute_error() -> None:
     """A name the package does not have raises AttributeError naming it."""
     with pytest.raises(AttributeError, match="nothing_here"):
         stopkit.batch.nothing_here  # noqa: B018 -- the attribute access is the test
+
+
+def test_the_old_outcome_name_is_a_deprecated_alias_of_request_outcome() -> None:
+    """`stopkit.batch.Outcome` (the loop's word) still works one release, warning its new name."""
+    with pytest.warns(DeprecationWarning, match=r"stopkit\.batch\.RequestOutcome"):
+        old = stopkit.batch.Outcome  # type: ignore[attr-defined]
+    assert old is stopkit.batch.RequestOutcome
+    assert "Outcome" not in stopkit.batch.__all__

@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from stopkit import StopReason
-from stopkit.batch import Entry, Group, Outcome, Record, Report, audit, exit_status, write_json
+from stopkit.batch import (
+    Entry,
+    Group,
+    Record,
+    Report,
+    RequestOutcome,
+    audit,
+    exit_status,
+    write_json,
+)
 from stopkit.batch._spill import Spill
 from tests.batch._fixtures import ALL, ANTHROPIC, CLAUDE, GPT, OPENAI, many, write_jsonl
 
@@ -53,9 +62,9 @@ def test_counts_by_model_reason_and_detail(mixed: Path) -> None:
 def test_every_line_is_listed_in_its_group_in_file_order(mixed: Path) -> None:
     """A group lists every line: by id where the line has one, else as file:line."""
     report = audit([mixed])
-    expired = Group(None, Outcome.EXPIRED)
+    expired = Group(None, RequestOutcome.EXPIRED)
     assert list(report.ids(expired)) == ["o-13", "a-10"]
-    [bad] = [g for g in report.counts if g.outcome is Outcome.NOT_JSON]
+    [bad] = [g for g in report.counts if g.outcome is RequestOutcome.NOT_JSON]
     n = sum(len(cases) for cases in ALL.values()) + 1
     assert list(report.entries(bad)) == [Entry(None, str(mixed), n)]
     assert list(report.ids(bad)) == [f"{mixed}:{n}"]
@@ -64,7 +73,7 @@ def test_every_line_is_listed_in_its_group_in_file_order(mixed: Path) -> None:
 def test_count_filters_on_group_fields(mixed: Path) -> None:
     """`count` sums the groups whose fields match (any model when no model is given)."""
     report = audit([mixed])
-    assert report.count(outcome=Outcome.REPLIED, reason=StopReason.OUTPUT_LIMIT) == 9
+    assert report.count(outcome=RequestOutcome.REPLIED, reason=StopReason.OUTPUT_LIMIT) == 9
     assert report.count(model=CLAUDE, reason=StopReason.OUTPUT_LIMIT) == 1
     assert report.count() == report.lines
 
@@ -121,7 +130,7 @@ def test_workers_are_spawned_while_another_thread_runs(tmp_path: Path) -> None:
         assert _context().get_start_method() == "spawn"
         with audit([path], jobs=2) as two, audit([path]) as one:
             assert two.counts == one.counts
-            group = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+            group = Group(CLAUDE, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
             assert list(two.ids(group)) == list(one.ids(group))
     finally:
         stop.set()
@@ -152,7 +161,7 @@ def test_a_report_crosses_processes_with_its_entries(mixed: Path) -> None:
     report = audit([mixed], spill_dir=mixed.parent)
     copy = pickle.loads(pickle.dumps(report))
     assert copy.counts == report.counts
-    group = Group(None, Outcome.EXPIRED)
+    group = Group(None, RequestOutcome.EXPIRED)
     assert list(copy.ids(group)) == list(report.ids(group))
 
 
@@ -168,7 +177,7 @@ def test_spill_keeps_any_id_exactly(tmp_path: Path, text: str) -> None:
 def test_the_default_spill_directory_goes_with_the_report() -> None:
     """A report made without `spill_dir` removes its temporary directory when closed."""
     report = Report()
-    report.add(Record(1, Outcome.EXPIRED, "anthropic", "a"))
+    report.add(Record(1, RequestOutcome.EXPIRED, "anthropic", "a"))
     directory = Path(report.spill_dir)
     assert directory.is_dir()
     report.close()
@@ -178,19 +187,19 @@ def test_the_default_spill_directory_goes_with_the_report() -> None:
 @pytest.mark.parametrize(
     ("record", "status"),
     [
-        (Record(1, Outcome.REPLIED, reason=StopReason.COMPLETED), 0),
-        (Record(1, Outcome.REPLIED, reason=StopReason.OUTPUT_LIMIT), 0),
-        (Record(1, Outcome.REPLIED, reason=StopReason.FILTERED), 0),
-        (Record(1, Outcome.EXPIRED), 0),
-        (Record(1, Outcome.CANCELED), 0),
-        (Record(1, Outcome.EMBEDDING), 0),
-        (Record(1, Outcome.REPLIED, reason=StopReason.UNKNOWN), 1),
-        (Record(1, Outcome.ERRORED, code="overloaded_error"), 1),
-        (Record(1, Outcome.UNREADABLE), 1),
-        (Record(1, Outcome.NO_BODY), 0),
-        (Record(1, Outcome.NOT_JSON), 1),
-        (Record(1, Outcome.UNKNOWN_SHAPE), 1),
-        (Record(1, Outcome.TRUNCATED_LINE), 1),
+        (Record(1, RequestOutcome.REPLIED, reason=StopReason.COMPLETED), 0),
+        (Record(1, RequestOutcome.REPLIED, reason=StopReason.OUTPUT_LIMIT), 0),
+        (Record(1, RequestOutcome.REPLIED, reason=StopReason.FILTERED), 0),
+        (Record(1, RequestOutcome.EXPIRED), 0),
+        (Record(1, RequestOutcome.CANCELED), 0),
+        (Record(1, RequestOutcome.EMBEDDING), 0),
+        (Record(1, RequestOutcome.REPLIED, reason=StopReason.UNKNOWN), 1),
+        (Record(1, RequestOutcome.ERRORED, code="overloaded_error"), 1),
+        (Record(1, RequestOutcome.UNREADABLE), 1),
+        (Record(1, RequestOutcome.NO_BODY), 0),
+        (Record(1, RequestOutcome.NOT_JSON), 1),
+        (Record(1, RequestOutcome.UNKNOWN_SHAPE), 1),
+        (Record(1, RequestOutcome.TRUNCATED_LINE), 1),
     ],
 )
 def test_exit_status_fails_on_unknown_errored_or_unreadable(record: Record, status: int) -> None:

@@ -13,7 +13,7 @@ from stopkit import StopReason
 from stopkit.batch import (
     BatchUsageError,
     Group,
-    Outcome,
+    RequestOutcome,
     ResubmitOptions,
     audit,
     check_input,
@@ -166,7 +166,7 @@ def test_a_raised_ceiling_always_grows_below_the_caps(
     ceiling: int, factor: float, cap: int | None, expect: int | str
 ) -> None:
     """The new ceiling is at least one more token, never over a cap; at a cap, the line waits."""
-    group = Group(GPT, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+    group = Group(GPT, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
     step = plan(group, openai_request("c-1", max_tokens=ceiling), "openai",
                 ResubmitOptions(factor=factor, max_tokens_cap=cap))  # fmt: skip
     assert (step.new if step.line is not None else step.skip) == expect
@@ -381,7 +381,7 @@ def test_reasoning_truncation_plan_per_provider(
     fmt: str, line: dict[str, Any], expect: dict[str, Any]
 ) -> None:
     """A `reasoning` truncation: ceiling raised, thinking budget set (OpenAI: ceiling + budget)."""
-    group = Group(None, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "reasoning")
+    group = Group(None, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "reasoning")
     assert not wanted(group, ResubmitOptions())  # held back unless a budget is given
     step = plan(group, line, fmt, ResubmitOptions(reasoning_budget=512))
     assert step.action == "reasoning_budget"
@@ -408,14 +408,14 @@ def test_a_budget_the_request_already_has_is_not_sent_again(
     fmt: str, line: dict[str, Any], model: str, detail: str
 ) -> None:
     """--reasoning-budget equal to the request's own budget (ceiling unmoved) resends nothing."""
-    group = Group(model, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, detail)
+    group = Group(model, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, detail)
     step = plan(group, line, fmt, ResubmitOptions(reasoning_budget=512))
     assert (step.line, step.skip) == (None, "same_budget")
 
 
 def test_budget_must_stay_below_the_ceiling() -> None:
     """Anthropic requires budget_tokens < max_tokens: a larger budget is held back, not sent."""
-    group = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "context_window")
+    group = Group(CLAUDE, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "context_window")
     step = plan(group, anthropic_request("x", max_tokens=1000), "anthropic",
                 ResubmitOptions(reasoning_budget=1000))  # fmt: skip
     assert (step.line, step.skip) == (None, "budget_not_below_ceiling")
@@ -504,9 +504,9 @@ def test_unreadable_results_lines_are_not_results_without_a_request(tmp_path: Pa
     ins = write_jsonl(tmp_path / "input.jsonl", [openai_request("c-1"), openai_request("c-2")])
     with audit([res]) as report:
         check_input(report, [ins])
-        assert report.count(outcome=Outcome.NO_INPUT) == 0
-        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-2"]
-        assert report.count(outcome=Outcome.TRUNCATED_LINE) == 1
+        assert report.count(outcome=RequestOutcome.NO_INPUT) == 0
+        assert list(report.ids(Group(None, RequestOutcome.NO_RESULT))) == ["c-2"]
+        assert report.count(outcome=RequestOutcome.TRUNCATED_LINE) == 1
 
 
 @pytest.mark.parametrize(
@@ -530,9 +530,9 @@ def test_a_duplicated_id_is_resubmitted_at_most_once_and_the_extra_lines_listed(
     ins = write_jsonl(tmp_path / "input.jsonl", [anthropic_request(i) for i in inputs])
     with audit([res]) as report:
         resubmit(report, tmp_path / "retry.jsonl", inputs=[ins])
-        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == []
-        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == no_result
-        assert list(report.ids(Group(None, Outcome.DUPLICATE_ID))) == conflicts
+        assert list(report.ids(Group(None, RequestOutcome.NO_INPUT))) == []
+        assert list(report.ids(Group(None, RequestOutcome.NO_RESULT))) == no_result
+        assert list(report.ids(Group(None, RequestOutcome.DUPLICATE_ID))) == conflicts
     assert [line["custom_id"] for line in _read(tmp_path / "retry.jsonl")] == written
 
 
@@ -551,11 +551,12 @@ def test_an_id_on_two_results_lines_is_a_conflict_whatever_came_first(tmp_path: 
     res, ins = tmp_path / "results.jsonl", tmp_path / "input.jsonl"
     with audit([res]) as report:
         check_input(report, [ins])
-        assert [(e.id, e.line) for e in report.entries(Group(None, Outcome.DUPLICATE_ID))] == [
+        duplicates = report.entries(Group(None, RequestOutcome.DUPLICATE_ID))
+        assert [(e.id, e.line) for e in duplicates] == [
             ("c-1", 2), ("c-1", 3),
         ]  # fmt: skip
-        assert report.count(outcome=Outcome.NO_INPUT) == 0
-        assert report.count(outcome=Outcome.NO_RESULT) == 0
+        assert report.count(outcome=RequestOutcome.NO_INPUT) == 0
+        assert report.count(outcome=RequestOutcome.NO_RESULT) == 0
         assert exit_status(report) == 1
 
 
@@ -570,7 +571,7 @@ def test_an_echoed_request_whose_id_is_on_two_results_lines_is_not_resubmitted(
     assert [line["recordId"] for line in lines] == ["CALL0000009R1"]
     with audit([tmp_path / "results.jsonl"], keep_requests=True) as report:
         resubmit(report, tmp_path / "again.jsonl")
-        assert list(report.ids(Group(None, Outcome.DUPLICATE_ID))) == ["CALL0000002"] * 2
+        assert list(report.ids(Group(None, RequestOutcome.DUPLICATE_ID))) == ["CALL0000002"] * 2
 
 
 def test_a_request_file_named_twice_is_read_once(tmp_path: Path) -> None:
@@ -580,7 +581,7 @@ def test_a_request_file_named_twice_is_read_once(tmp_path: Path) -> None:
     with audit([res]) as report:
         done = resubmit(report, tmp_path / "retry.jsonl",
                         inputs=[ins, tmp_path / "." / "input.jsonl"])  # fmt: skip
-        assert report.count(outcome=Outcome.NO_RESULT) == 0
+        assert report.count(outcome=RequestOutcome.NO_RESULT) == 0
     assert done.written == {"raise_max_tokens": 1}
 
 
@@ -594,6 +595,6 @@ def test_join_finds_results_without_requests_and_requests_without_results(tmp_pa
         f.write("{broken\n")
     with audit([res]) as report:
         check_input(report, [ins])
-        assert list(report.ids(Group(None, Outcome.NO_INPUT))) == ["c-2"]
-        assert list(report.ids(Group(None, Outcome.NO_RESULT))) == ["c-4"]
-        assert list(report.ids(Group(None, Outcome.NOT_JSON))) == [f"{ins}:4"]
+        assert list(report.ids(Group(None, RequestOutcome.NO_INPUT))) == ["c-2"]
+        assert list(report.ids(Group(None, RequestOutcome.NO_RESULT))) == ["c-4"]
+        assert list(report.ids(Group(None, RequestOutcome.NOT_JSON))) == [f"{ins}:4"]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from stopkit import StopReason
-from stopkit.batch import Outcome, Record, audit_line
+from stopkit.batch import Record, RequestOutcome, audit_line
 from tests.batch._fixtures import (
     ALL,
     ANTHROPIC,
@@ -36,7 +36,7 @@ def test_every_documented_outcome_is_read(fmt: str, case: Case) -> None:
     assert record.format == case.expect.get("format", fmt)
     for name, value in case.expect.items():
         got = getattr(record, name)
-        assert (got.value if isinstance(got, Outcome | StopReason) else got) == value, name
+        assert (got.value if isinstance(got, RequestOutcome | StopReason) else got) == value, name
 
 
 @pytest.mark.parametrize("case", ANTHROPIC, ids=[c.name for c in ANTHROPIC])
@@ -98,17 +98,19 @@ def test_bedrock_anthropic_output_is_the_anthropic_message() -> None:
 @pytest.mark.parametrize(
     ("line", "outcome", "message"),
     [
-        (b"not json at all", Outcome.NOT_JSON, "line 1"),
-        (b'["a", "list"]', Outcome.UNKNOWN_SHAPE, "a JSON list"),
-        (b'{"hello": "world"}', Outcome.UNKNOWN_SHAPE, "'hello'"),
+        (b"not json at all", RequestOutcome.NOT_JSON, "line 1"),
+        (b'["a", "list"]', RequestOutcome.UNKNOWN_SHAPE, "a JSON list"),
+        (b'{"hello": "world"}', RequestOutcome.UNKNOWN_SHAPE, "'hello'"),
         (
             b'{"custom_id": "x", "result": {"type": "postponed"}}',
-            Outcome.UNKNOWN_SHAPE,
+            RequestOutcome.UNKNOWN_SHAPE,
             "postponed",
         ),
     ],
 )
-def test_bad_lines_are_records_not_errors(line: bytes, outcome: Outcome, message: str) -> None:
+def test_bad_lines_are_records_not_errors(
+    line: bytes, outcome: RequestOutcome, message: str
+) -> None:
     """A line that is not JSON or of no known shape is a record saying so, never an exception."""
     record = audit_line(line, 1)
     assert record.outcome is outcome
@@ -118,14 +120,14 @@ def test_bad_lines_are_records_not_errors(line: bytes, outcome: Outcome, message
 @pytest.mark.parametrize(
     ("status", "body", "outcome", "code"),
     [
-        (503, None, Outcome.ERRORED, "http_503"),
-        (500, {}, Outcome.ERRORED, "http_500"),
-        (429, "Too Many Requests", Outcome.ERRORED, "http_429"),
-        (200, None, Outcome.NO_BODY, None),
+        (503, None, RequestOutcome.ERRORED, "http_503"),
+        (500, {}, RequestOutcome.ERRORED, "http_500"),
+        (429, "Too Many Requests", RequestOutcome.ERRORED, "http_429"),
+        (200, None, RequestOutcome.NO_BODY, None),
     ],
 )
 def test_an_openai_error_status_without_a_body_is_an_error(
-    status: int, body: Any, outcome: Outcome, code: str | None
+    status: int, body: Any, outcome: RequestOutcome, code: str | None
 ) -> None:
     """A failed HTTP status is an error by its code even when no error body came with it."""
     line = {"id": "batch_req_1", "custom_id": "c-1", "error": None,
@@ -137,8 +139,8 @@ def test_an_openai_error_status_without_a_body_is_an_error(
 def test_unterminated_last_line_is_a_truncated_download() -> None:
     """A cut line is `truncated_line` when it had no newline (the file's end), else `not_json`."""
     cut = b'{"custom_id": "a-1", "result": {"type": "succ'
-    assert audit_line(cut, 9, unterminated=True).outcome is Outcome.TRUNCATED_LINE
-    assert audit_line(cut, 9).outcome is Outcome.NOT_JSON
+    assert audit_line(cut, 9, unterminated=True).outcome is RequestOutcome.TRUNCATED_LINE
+    assert audit_line(cut, 9).outcome is RequestOutcome.NOT_JSON
 
 
 def test_str_and_bytes_lines_read_the_same() -> None:
@@ -199,4 +201,5 @@ def test_a_reply_of_several_choices_is_read_by_its_strictest(
 ) -> None:
     """A reply of several choices (OpenAI `n`, Gemini `candidateCount`) counts as its strictest."""
     record = _read(line)
-    assert (record.outcome, record.reason, record.detail) == (Outcome.REPLIED, reason, detail)
+    want = (RequestOutcome.REPLIED, reason, detail)
+    assert (record.outcome, record.reason, record.detail) == want

@@ -80,7 +80,7 @@ def test_a_million_lines_in_constant_memory(tmp_path: Path) -> None:
 
 _MEASURE_LONG = """
 import json, resource, sys
-from stopkit.batch import audit, Outcome
+from stopkit.batch import audit, RequestOutcome
 
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
@@ -89,7 +89,7 @@ small, big = sys.argv[1], sys.argv[2]
 audit([small]).close()  # imports, adapters and caches loaded before the baseline
 before = peak_mb()
 with audit([big], max_line_size=1 << 20) as report:
-    too_long = [e.line for g in report.counts if g.outcome is Outcome.LINE_TOO_LONG
+    too_long = [e.line for g in report.counts if g.outcome is RequestOutcome.LINE_TOO_LONG
                 for e in report.entries(g)]
     lines = report.lines
 print(json.dumps({"growth_mb": peak_mb() - before, "lines": lines, "too_long": too_long}))

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from stopkit import StopReason, UnsupportedReply, normalize
-from stopkit.batch import Group, Outcome, audit, render_text, write_json
+from stopkit.batch import Group, RequestOutcome, audit, render_text, write_json
 from stopkit.batch._tokens import FIELDS
 from tests.batch._fixtures import ALL, CLAUDE, anthropic_ok, message, write_jsonl
 
@@ -82,7 +82,7 @@ def test_totals_per_model_group_and_to_redo(tmp_path: Path) -> None:
         claude = report.token_totals(model=CLAUDE)
         assert claude is not None
         assert claude["lines"] == 3
-        truncated = Group(CLAUDE, Outcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
+        truncated = Group(CLAUDE, RequestOutcome.REPLIED, StopReason.OUTPUT_LIMIT, "max_tokens")
         assert report.tokens[truncated][:2] == [200, 2048]
 
 

@@ -324,3 +324,33 @@ def test_an_async_stream_closed_early_is_written(lib: Any, tmp_path: Path) -> No
 
     asyncio.run(main())
     assert load_payload(recorder.written[0]).events == [{"n": 0}]
+
+
+_SSE_EDGES = (
+    ": a comment line\r\n"
+    'event: message_start\r\ndata: {"type": "message_start",\r\ndata:  "n": 1}\r\n\r\n'
+    'data: {"type": "ping"}\n\n'
+    "event: keepalive\n\n"  # an event with no data: nothing to keep
+    'id: 7\nretry: 100\ndata: {"type": "content_block_stop"}\n\n'
+    "data: [DONE]\n\n"
+    'event: message_stop\ndata: {"type": "message_stop"}'  # cut before its blank line
+)
+
+
+def test_a_recorded_stream_keeps_the_events_the_stream_reader_reads(tmp_path: Path) -> None:
+    """A recording reads an SSE body with the one SSE parser: the events `iter_events` yields."""
+    from stopkit._stream import iter_events
+
+    def serve(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, content=_SSE_EDGES.encode(), headers={"content-type": "text/event-stream"}
+        )
+
+    recorder = stopkit.RecordingTransport(tmp_path, wrapped=httpx.MockTransport(serve))
+    with httpx.Client(transport=recorder) as client:
+        client.get("https://x.test/v1/stream")
+    recorded = json.loads(recorder.written[0].read_text())["response"]
+    want = list(iter_events(_SSE_EDGES))
+    assert recorded["events"] == want
+    assert recorded["sse_event_names"] == ["message_start", None, None]
+    assert recorded["sse_done"] is True

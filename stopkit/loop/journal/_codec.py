@@ -29,7 +29,7 @@ from pydantic_core import to_jsonable_python
 
 from stopkit._json import loads
 from stopkit._json_out import escape_surrogates
-from stopkit._stop import ToolCall, ToolResult, _fast_tool_result
+from stopkit._stop import ToolCall, ToolResult
 from stopkit.loop.journal._errors import JournalError
 
 __all__ = [
@@ -220,12 +220,10 @@ def tool_result_json(result: ToolResult, seconds: float) -> str:
 
 def tool_result(call: ToolCall, data: dict[str, Any]) -> ToolResult:
     """Return the `ToolResult` a tool step recorded for `call` (its result, parsed, checked)."""
-    return _fast_tool_result(
-        {
-            "call_id": call.id,
-            "name": call.name,
-            "content": data["content"],
-            "is_error": bool(data["is_error"]),
-            "value": data.get("value"),
-        }
+    return ToolResult.model_construct(
+        call_id=call.id,
+        name=call.name,
+        content=data["content"],
+        is_error=bool(data["is_error"]),
+        value=data.get("value"),
     )
