@@ -30,6 +30,7 @@ from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._approval import DEADLINE_PASSED, Deferred, Halted, ToolGate, Verdict
+from stopkit.loop._handlers import as_list
 from stopkit.loop._observe import RunObserver
 from stopkit.loop._runner import (
     CANCEL_GRACE,
@@ -41,7 +42,6 @@ from stopkit.loop._runner import (
     seconds_left,
 )
 from stopkit.loop.events import LoopEvent, ToolCalled, ToolReturned, ToolRun
-from stopkit.loop.handlers import as_list
 from stopkit.loop.journal._names import CURRENT_STEP, tool_step
 from stopkit.loop.journal._recorder import Recorder
 

@@ -32,6 +32,7 @@ from stopkit.loop._budget import Tally
 from stopkit.loop._compaction import Compactor
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop._hooks import ModelCallContext, ask_before_call
 from stopkit.loop._requests import CallModel, Request, Sleep
 from stopkit.loop._retry import retry_delay
@@ -52,7 +53,6 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop.journal._codec import reply_json
 from stopkit.loop.journal._names import CURRENT_STEP, model_step
 from stopkit.loop.journal._recorder import Recorder
