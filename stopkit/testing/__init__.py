@@ -4,6 +4,9 @@
   exceptions to raise) and records every call it receives (a `ModelCall` each); sync
   (`model(...)`) and async (`await model.acall(...)`). A call past the script raises
   `ScriptExhausted`.
+- `FakeAdapter` — an adapter for handler tests, whose replies are written in a line each
+  (`FakeAdapter.reply("output_limit", "Once up")`): script a `ScriptedModel` with them and run
+  the loop with `adapter=FakeAdapter()`.
 - `cassette_replies` — the LLM replies a vcrpy cassette or HAR file recorded, in order, to
   script a `ScriptedModel` with: `ScriptedModel(cassette_replies("cassettes/test_chat.yaml"))`.
 - `load_payload`, `load_payloads`, `Payload` — read reply, stream and recorded-exchange files;
@@ -29,6 +32,7 @@ _EXPORTS = {
     "stopkit.testing._scripted": (
         "ScriptedModel", "ModelCall", "ScriptExhausted", "cassette_replies",
     ),
+    "stopkit.testing._fake": ("FakeAdapter",),
     "stopkit._testkit": ("assert_stop", "payload_params"),
     "stopkit.record._payloads": ("Payload", "load_payload", "load_payloads"),
 }  # fmt: skip
@@ -39,6 +43,7 @@ if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_pu
     from stopkit.record._payloads import Payload as Payload
     from stopkit.record._payloads import load_payload as load_payload
     from stopkit.record._payloads import load_payloads as load_payloads
+    from stopkit.testing._fake import FakeAdapter as FakeAdapter
     from stopkit.testing._scripted import ModelCall as ModelCall
     from stopkit.testing._scripted import ScriptedModel as ScriptedModel
     from stopkit.testing._scripted import ScriptExhausted as ScriptExhausted
