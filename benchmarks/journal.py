@@ -39,9 +39,10 @@ _ids = itertools.count()
 
 def _journal(kind: str) -> Any:
     import stopkit
+    import stopkit.loop.journal
 
     if kind == "sqlite":
-        return stopkit.SqliteJournal(Path(tempfile.mkdtemp()) / "journal.db")
+        return stopkit.loop.journal.SqliteJournal(Path(tempfile.mkdtemp()) / "journal.db")
     dsn = os.environ.get("STOPKIT_BENCH_POSTGRES_DSN")
     if not dsn:
         from tests import _postgres
@@ -50,7 +51,7 @@ def _journal(kind: str) -> Any:
         dsn = _postgres.start(where, fast=False)
         atexit.register(shutil.rmtree, where, ignore_errors=True)
         atexit.register(_postgres.stop, where)  # runs first: atexit is last in, first out
-    return stopkit.PostgresJournal(dsn)
+    return stopkit.loop.journal.PostgresJournal(dsn)
 
 
 def postgres_missing() -> str | None:

@@ -3,6 +3,12 @@
 Every LLM reply, from any provider, normalized onto one closed enum (`StopReason`), with the
 provider's raw value kept beside it.
 
+The front door holds the three uses (normalize, wrap, the loop's essentials), the result types,
+the adapter protocol and the errors. Everything else lives in its subsystem's namespace:
+`stopkit.loop` (the actions, controls and policies), `stopkit.loop.events`,
+`stopkit.loop.journal`, `stopkit.adapters`, `stopkit.record`, `stopkit.testing`,
+`stopkit.batch`, `stopkit.otel`, `stopkit.integrations`.
+
 Example:
     >>> import stopkit
     >>> stopkit.normalize({"type": "message", "role": "assistant", "content": [],
@@ -10,229 +16,77 @@ Example:
     <StopReason.OUTPUT_LIMIT: 'output_limit'>
 """
 
-from typing import TYPE_CHECKING
+import typing as _typing
 
-from stopkit._lazy import lazy_exports
+from stopkit._lazy import exports as _exports
+from stopkit._moved import STOPKIT as _MOVED
 
-if TYPE_CHECKING:
-    # Every name is imported on first use (PEP 562, see _LAZY_MODULES): `import stopkit` loads
-    # no module of stopkit, so that the pytest plugin, imported by every pytest run where
-    # stopkit is installed, costs nothing when unused; `stopkit.normalize` then loads the core
-    # (~65 ms, pydantic's BaseModel the most), the loop, `wrap` and the transports (httpx)
-    # load only when used.
-    from stopkit._adapter import Adapter, StreamAccumulator
-    from stopkit._errors import (
-        AdapterNotFound,
-        AlreadyResumed,
-        FilteredReply,
-        ModelCallError,
-        PausedReply,
-        StopkitError,
-        StopReasonError,
-        TruncatedReply,
-        UnknownStopReason,
-        UnsupportedReply,
-    )
-    from stopkit._normalize import detect, normalize, normalize_all
-    from stopkit._registry import (
-        get_adapter,
-        register_adapter,
-        registered_adapters,
-        unregister_adapter,
-    )
-    from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
-    from stopkit._stream import anormalize_stream, normalize_stream
-    from stopkit._wrap import wrap
-    from stopkit.loop._approval import Defer
-    from stopkit.loop._budget import Budget
-    from stopkit.loop._driver import Loop, aresume_loop, arun_loop, resume_loop, run_loop
-    from stopkit.loop._hooks import ModelCallContext
-    from stopkit.loop._retry import RetryPolicy
-    from stopkit.loop._settings import LoopSettings
-    from stopkit.loop._tool import tool
-    from stopkit.loop.events import (
-        BudgetWarning,
-        Compacted,
-        Escalated,
-        Escalation,
-        HookStopped,
-        LoopEnded,
-        LoopEvent,
-        ModelCallFailed,
-        ModelReplied,
-        Outcome,
-        Spent,
-        Termination,
-        TextDelta,
-        ToolCalled,
-        ToolDeferred,
-        ToolDenied,
-        ToolReturned,
-        ToolRun,
-        TurnStarted,
-        UsageUnknown,
-    )
-    from stopkit.loop.handlers import (
-        DEFAULT_HANDLERS,
-        Action,
-        Continue,
-        Escalate,
-        Finish,
-        Handler,
-        LoopContext,
-        Retry,
-        ask_for_shorter,
-        escalate_filtered,
-        escalate_unknown,
-        finish_truncated,
-        finish_with_text,
-        resume_paused,
-        retry_with_more_tokens,
-        run_tool_calls,
-    )
-    from stopkit.loop.journal import (
-        InvalidRunId,
-        Journal,
-        JournalError,
-        JournalMismatch,
-        JournalTooNew,
-        JournalUnreadable,
-        PostgresJournal,
-        RunLocked,
-        SqliteJournal,
-    )
-    from stopkit.record._recording import RecordingTransport
-    from stopkit.record._replay import NoRecording, ReplayTransport
+# The public names, written once: module -> the names exported from it, in the order the API
+# reference shows them. Each is imported on first use (PEP 562): `import stopkit` loads only
+# this shell (`_lazy`, and `_moved`'s table), so that the pytest plugin, imported by every pytest
+# run where stopkit is installed, costs nothing when unused; `stopkit.normalize` then loads the
+# core (~65 ms, pydantic's BaseModel the most), the loop, `wrap` and the transports (httpx) load
+# only when used.
+_EXPORTS = {
+    "stopkit._normalize": ("normalize", "normalize_all", "detect"),
+    "stopkit._stream": ("normalize_stream", "anormalize_stream"),
+    "stopkit._stop": ("StopReason", "Stop", "ToolCall", "ToolResult", "Usage"),
+    "stopkit._adapter": ("Adapter", "StreamAccumulator"),
+    "stopkit._registry": (
+        "get_adapter", "register_adapter", "unregister_adapter", "registered_adapters",
+    ),
+    "stopkit._wrap": ("wrap",),
+    "stopkit.loop._driver": ("run_loop", "arun_loop", "Loop", "resume_loop", "aresume_loop"),
+    "stopkit.loop._settings": ("LoopSettings",),
+    "stopkit.loop.events": ("Outcome", "Termination"),
+    "stopkit.loop._tool": ("tool",),
+    "stopkit._errors": (
+        "StopkitError", "UnsupportedReply", "AdapterNotFound", "ModelCallError",
+        "StopReasonError", "TruncatedReply", "FilteredReply", "PausedReply", "UnknownStopReason",
+    ),
+}  # fmt: skip
+
+if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_public_api`
+    from stopkit._adapter import Adapter as Adapter
+    from stopkit._adapter import StreamAccumulator as StreamAccumulator
+    from stopkit._errors import AdapterNotFound as AdapterNotFound
+    from stopkit._errors import FilteredReply as FilteredReply
+    from stopkit._errors import ModelCallError as ModelCallError
+    from stopkit._errors import PausedReply as PausedReply
+    from stopkit._errors import StopkitError as StopkitError
+    from stopkit._errors import StopReasonError as StopReasonError
+    from stopkit._errors import TruncatedReply as TruncatedReply
+    from stopkit._errors import UnknownStopReason as UnknownStopReason
+    from stopkit._errors import UnsupportedReply as UnsupportedReply
+    from stopkit._normalize import detect as detect
+    from stopkit._normalize import normalize as normalize
+    from stopkit._normalize import normalize_all as normalize_all
+    from stopkit._registry import get_adapter as get_adapter
+    from stopkit._registry import register_adapter as register_adapter
+    from stopkit._registry import registered_adapters as registered_adapters
+    from stopkit._registry import unregister_adapter as unregister_adapter
+    from stopkit._stop import Stop as Stop
+    from stopkit._stop import StopReason as StopReason
+    from stopkit._stop import ToolCall as ToolCall
+    from stopkit._stop import ToolResult as ToolResult
+    from stopkit._stop import Usage as Usage
+    from stopkit._stream import anormalize_stream as anormalize_stream
+    from stopkit._stream import normalize_stream as normalize_stream
+    from stopkit._wrap import wrap as wrap
+    from stopkit.loop._driver import Loop as Loop
+    from stopkit.loop._driver import aresume_loop as aresume_loop
+    from stopkit.loop._driver import arun_loop as arun_loop
+    from stopkit.loop._driver import resume_loop as resume_loop
+    from stopkit.loop._driver import run_loop as run_loop
+    from stopkit.loop._settings import LoopSettings as LoopSettings
+    from stopkit.loop._tool import tool as tool
+    from stopkit.loop.events import Outcome as Outcome
+    from stopkit.loop.events import Termination as Termination
 
 __version__ = "0.2.0"
 """This stopkit's version; the one place it is written (the package build reads it from here)."""
 
-__all__ = [  # noqa: RUF022 -- plain sorted(), the order tests/test_public_api.py pins
-    "Action",
-    "Adapter",
-    "AdapterNotFound",
-    "AlreadyResumed",
-    "Budget",
-    "BudgetWarning",
-    "Compacted",
-    "Continue",
-    "DEFAULT_HANDLERS",
-    "Defer",
-    "Escalate",
-    "Escalated",
-    "Escalation",
-    "FilteredReply",
-    "Finish",
-    "Handler",
-    "HookStopped",
-    "InvalidRunId",
-    "Journal",
-    "JournalError",
-    "JournalMismatch",
-    "JournalTooNew",
-    "JournalUnreadable",
-    "Loop",
-    "LoopContext",
-    "LoopEnded",
-    "LoopEvent",
-    "LoopSettings",
-    "ModelCallContext",
-    "ModelCallError",
-    "ModelCallFailed",
-    "ModelReplied",
-    "NoRecording",
-    "Outcome",
-    "PausedReply",
-    "PostgresJournal",
-    "RecordingTransport",
-    "ReplayTransport",
-    "Retry",
-    "RetryPolicy",
-    "RunLocked",
-    "Spent",
-    "SqliteJournal",
-    "Stop",
-    "StopReason",
-    "StopReasonError",
-    "StopkitError",
-    "StreamAccumulator",
-    "Termination",
-    "TextDelta",
-    "ToolCall",
-    "ToolCalled",
-    "ToolDeferred",
-    "ToolDenied",
-    "ToolResult",
-    "ToolReturned",
-    "ToolRun",
-    "TruncatedReply",
-    "TurnStarted",
-    "UnknownStopReason",
-    "UnsupportedReply",
-    "Usage",
-    "UsageUnknown",
-    "__version__",
-    "anormalize_stream",
-    "aresume_loop",
-    "arun_loop",
-    "ask_for_shorter",
-    "detect",
-    "escalate_filtered",
-    "escalate_unknown",
-    "finish_truncated",
-    "finish_with_text",
-    "get_adapter",
-    "normalize",
-    "normalize_all",
-    "normalize_stream",
-    "register_adapter",
-    "registered_adapters",
-    "resume_loop",
-    "resume_paused",
-    "retry_with_more_tokens",
-    "run_loop",
-    "run_tool_calls",
-    "tool",
-    "unregister_adapter",
-    "wrap",
-]
-
-_LAZY_MODULES: dict[str, tuple[str, ...]] = {
-    "_adapter": ("Adapter", "StreamAccumulator"),
-    "_errors": (
-        "AdapterNotFound", "AlreadyResumed", "FilteredReply", "ModelCallError", "PausedReply",
-        "StopReasonError", "StopkitError", "TruncatedReply", "UnknownStopReason",
-        "UnsupportedReply",
-    ),
-    "_normalize": ("detect", "normalize", "normalize_all"),
-    "_registry": ("get_adapter", "register_adapter", "registered_adapters", "unregister_adapter"),
-    "_stop": ("Stop", "StopReason", "ToolCall", "ToolResult", "Usage"),
-    "_stream": ("anormalize_stream", "normalize_stream"),
-    "loop.handlers": (
-        "DEFAULT_HANDLERS", "Action", "Continue", "Escalate", "Finish", "Handler",
-        "LoopContext", "Retry", "ask_for_shorter", "escalate_filtered", "escalate_unknown",
-        "finish_truncated", "finish_with_text", "resume_paused", "retry_with_more_tokens",
-        "run_tool_calls",
-    ),
-    "loop._approval": ("Defer",),
-    "loop._budget": ("Budget",),
-    "loop._driver": ("Loop", "aresume_loop", "arun_loop", "resume_loop", "run_loop"),
-    "loop._hooks": ("ModelCallContext",),
-    "loop._settings": ("LoopSettings",),
-    "loop.events": (
-        "BudgetWarning", "Compacted", "Escalated", "Escalation", "HookStopped", "LoopEnded",
-        "LoopEvent", "ModelCallFailed", "ModelReplied", "Outcome", "Spent", "Termination",
-        "TextDelta", "ToolCalled", "ToolDeferred", "ToolDenied", "ToolReturned", "ToolRun",
-        "TurnStarted", "UsageUnknown",
-    ),
-    "loop._retry": ("RetryPolicy",),
-    "loop._tool": ("tool",),
-    "loop.journal": (
-        "InvalidRunId", "Journal", "JournalError", "JournalMismatch", "JournalTooNew",
-        "JournalUnreadable", "PostgresJournal", "RunLocked", "SqliteJournal",
-    ),
-    "record._recording": ("RecordingTransport",),
-    "record._replay": ("NoRecording", "ReplayTransport"),
-    "_wrap": ("wrap",),
-}  # fmt: skip
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())
+__all__, __getattr__, __dir__ = _exports(
+    globals(), _EXPORTS, _MOVED, eager=("__version__",),
+    submodules=("adapters", "batch", "cli", "integrations", "loop", "otel", "record", "testing"),
+)  # fmt: skip

@@ -37,9 +37,9 @@ if TYPE_CHECKING:  # imported when used: `import stopkit.pytest_plugin` loads no
     from stopkit.record._payloads import Payload
     from stopkit.record._replay import ReplayTransport
 
-__all__ = ["ReplayFactory", "stopkit_payload", "stopkit_replay"]
+__all__ = ["ReplayFactory"]
 
-MARKER = "stopkit_payloads"
+_MARKER = "stopkit_payloads"
 # Where a test's factory is kept: the item's own attributes, a name of ours (`item.stash` would
 # need pytest 7 at import time, and this module is imported by every pytest run).
 _FACTORY = "_stopkit_replay_factory"
@@ -122,14 +122,14 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the `stopkit_payloads` marker (so that `--strict-markers` accepts it)."""
     config.addinivalue_line(
         "markers",
-        f"{MARKER}(folder, pattern='*'): run the test once per payload file under folder, "
+        f"{_MARKER}(folder, pattern='*'): run the test once per payload file under folder, "
         "as its stopkit_payload argument",
     )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Parametrize `stopkit_payload` over the folder named by the `stopkit_payloads` marker."""
-    marker = metafunc.definition.get_closest_marker(MARKER)
+    marker = metafunc.definition.get_closest_marker(_MARKER)
     if marker is None or "stopkit_payload" not in metafunc.fixturenames:
         return
     from stopkit._testkit import payload_params
@@ -155,8 +155,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             report.sections.append(("stopkit: requests with no recording", "\n".join(misses)))
 
 
-@pytest.fixture
-def stopkit_replay(request: pytest.FixtureRequest) -> Iterator[ReplayFactory]:
+# The fixtures are found by the names pytest gives them, not imported: their functions are private.
+@pytest.fixture(name="stopkit_replay")
+def _stopkit_replay(request: pytest.FixtureRequest) -> Iterator[ReplayFactory]:
     """Serve recorded payloads to real SDK clients: see `ReplayFactory`."""
     factory = ReplayFactory(Path(str(request.path)).parent)
     setattr(request.node, _FACTORY, factory)
@@ -164,8 +165,8 @@ def stopkit_replay(request: pytest.FixtureRequest) -> Iterator[ReplayFactory]:
     factory.close()
 
 
-@pytest.fixture
-def stopkit_payload() -> Payload:
+@pytest.fixture(name="stopkit_payload")
+def _stopkit_payload() -> Payload:
     """One payload file, when the test is marked `@pytest.mark.stopkit_payloads(folder)`."""
     raise pytest.UsageError(
         "the stopkit_payload argument needs @pytest.mark.stopkit_payloads('folder') on the test"

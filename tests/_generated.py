@@ -9,7 +9,9 @@
   output, then to standard error;
 - `litellm-collapsed`: the provider values LiteLLM's own map sends several of to one value.
 - `wrap-families`: the client families `stopkit.wrap` knows (its routes table), in a line;
-- `wrap-forms`: every call form each family's routes watch.
+- `wrap-forms`: every call form each family's routes watch;
+- `reference PACKAGE [MODULE...]`: the API reference's directives for the names a package
+  exports (its `_EXPORTS` table, in the table's order), those of the MODULEs named or all.
 """
 
 from __future__ import annotations
@@ -154,7 +156,20 @@ def _wrap_forms(args: tuple[str, ...]) -> str:
     return "\n" + "\n".join(lines) + "\n\n"
 
 
+def _reference(args: tuple[str, ...]) -> str:
+    """One `::: PACKAGE.NAME` directive per name the package exports from the modules named."""
+    import importlib
+
+    package, *modules = args
+    table = importlib.import_module(package)._EXPORTS
+    assert set(modules) <= set(table), f"{package} exports from none of {set(modules) - set(table)}"
+    names = [name for module, names in table.items() if not modules or module in modules
+             for name in names]  # fmt: skip
+    return "\n" + "".join(f"::: {package}.{name}\n\n" for name in names)
+
+
 GENERATORS: dict[str, Callable[[tuple[str, ...]], str]] = {
+    "reference": _reference,
     "litellm-collapsed": _litellm_collapsed,
     "wrap-families": _wrap_families,
     "wrap-forms": _wrap_forms,

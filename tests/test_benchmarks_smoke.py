@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from benchmarks.replies import ADAPTERS, CASES, REPLIES, Reply, replies
 from benchmarks.streams import EVENTS, STREAMS, expected
 
@@ -62,7 +63,7 @@ def test_the_journal_rows_run_their_conversations(tmp_path: Any) -> None:
     import stopkit
     from benchmarks.journal import LOOP_STEPS, REPLAY_TURNS, journal_run, replay_run
 
-    journal = stopkit.SqliteJournal(tmp_path / "bench.db")
+    journal = stopkit.loop.journal.SqliteJournal(tmp_path / "bench.db")
     assert journal_run("sqlite", journal)().text
     info = journal.runs()[0]
     assert (info.steps, info.termination) == (LOOP_STEPS, "completed")

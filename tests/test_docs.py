@@ -201,7 +201,7 @@ def test_api_reference_documents_every_public_name() -> None:
     """Every name in the `__all__` of `stopkit` and of each public module is rendered.
 
     A name is documented by a directive of its own, by one for its whole module, or by one for
-    the same object elsewhere (`stopkit.Finish` is documented as `stopkit.loop.handlers.Finish`).
+    the same object elsewhere (`stopkit.Outcome` is documented as `stopkit.loop.events.Outcome`).
     The reference renders only what griffe finds statically with a docstring, so each must.
     """
     import griffe

@@ -85,8 +85,12 @@ JOURNAL_ERRORS = ["InvalidRunId", "JournalError", "JournalMismatch", "JournalToo
 
 @pytest.mark.parametrize("name", JOURNAL_ERRORS)
 def test_the_journal_errors_live_with_the_journal(name: str) -> None:
-    """Each journal error is defined in `stopkit.loop.journal`; `stopkit` names the same class."""
+    """Each journal error is defined in `stopkit.loop.journal`; `stopkit`'s old name is an alias.
+
+    The old spelling warns that the name moved, and gives the same class.
+    """
     kind = getattr(journal, name)
     assert kind.__module__.startswith("stopkit.loop.journal.")
-    assert getattr(stopkit, name) is kind
+    with pytest.warns(DeprecationWarning, match=f"stopkit.loop.journal.{name}"):
+        assert getattr(stopkit, name) is kind
     assert not hasattr(_errors, name)

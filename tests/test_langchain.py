@@ -4,8 +4,8 @@ Every object here is built by langchain-core's own constructors (`AIMessage`, `C
 `ChatResult`, `LLMResult`, the chunks), shaped as each integration's source builds it (the
 sources are cited in stopkit/adapters/_langchain_rules.py), or returned by a real integration
 (`ChatOpenAI`, `ChatGoogleGenerativeAI`) answering from a recorded reply through
-`stopkit.ReplayTransport`. LangChain objects are not JSON bodies, so the payload-based suites do
-not run on this adapter (tests/_adapters.py, FRAMEWORKS): its cases are here.
+`stopkit.record.ReplayTransport`. LangChain objects are not JSON bodies, so the payload-based
+suites do not run on this adapter (tests/_adapters.py, FRAMEWORKS): its cases are here.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_openai import ChatOpenAI
 
 import stopkit
+import stopkit.record
 from stopkit import StopReason, ToolResult
 from stopkit.adapters._langchain_rules import INTEGRATIONS, Integration
 from stopkit.testing import assert_stop
@@ -533,7 +534,7 @@ def _recording(folder: str, name: str) -> Path:
 
 
 def _chat_openai(path: Path) -> ChatOpenAI:
-    transport = stopkit.ReplayTransport(path)
+    transport = stopkit.record.ReplayTransport(path)
     return ChatOpenAI(
         model="gpt-4o",
         api_key="sk-test",
@@ -543,7 +544,7 @@ def _chat_openai(path: Path) -> ChatOpenAI:
 
 
 def _chat_google(path: Path) -> ChatGoogleGenerativeAI:
-    transport = stopkit.ReplayTransport(path)
+    transport = stopkit.record.ReplayTransport(path)
     return ChatGoogleGenerativeAI(
         model="gemini-2.5-flash",
         google_api_key="k",

@@ -2,9 +2,9 @@
 
 The objects are LiteLLM's own: built with its constructors (`ModelResponse`, `Choices`,
 `ModelResponseStream`), or returned by `litellm.completion` itself answering from a recorded
-reply through `stopkit.ReplayTransport` (no network). LiteLLM objects are not JSON bodies (their
-JSON is a plain Chat completion, which openai.chat reads), so the payload-based suites do not run
-on this adapter (tests/_adapters.py, FRAMEWORKS): its cases are here.
+reply through `stopkit.record.ReplayTransport` (no network). LiteLLM objects are not JSON bodies
+(their JSON is a plain Chat completion, which openai.chat reads), so the payload-based suites do
+not run on this adapter (tests/_adapters.py, FRAMEWORKS): its cases are here.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from litellm.types.utils import (
 )
 
 import stopkit
+import stopkit.record
 from stopkit import StopReason, ToolResult
 from stopkit.adapters._litellm_rules import (
     COLLAPSED,
@@ -530,7 +531,7 @@ _MODELS = {
 
 
 def _completion(folder: str, path: Path, stream: bool) -> Any:
-    transport = stopkit.ReplayTransport(path)
+    transport = stopkit.record.ReplayTransport(path)
     client: Any
     if folder == "openai_chat":  # LiteLLM's OpenAI route sends through the openai SDK
         client = openai.OpenAI(

@@ -128,6 +128,7 @@ def test_library_logging_never_shows_a_credential_or_an_unbounded_value(
 ) -> None:
     """The loop logs a hostile stop value and retried overrides bounded and redacted."""
     import stopkit
+    import stopkit.loop
     from stopkit import StopReason
 
     huge = "z" * 100_000
@@ -137,10 +138,10 @@ def test_library_logging_never_shows_a_credential_or_an_unbounded_value(
         return reply
 
     def same_again(ctx: Any) -> Any:
-        return stopkit.Retry({"extra_headers": {"Authorization": "Bearer sk-secret"}})
+        return stopkit.loop.Retry({"extra_headers": {"Authorization": "Bearer sk-secret"}})
 
     with caplog.at_level(logging.DEBUG, logger="stopkit"):
-        handlers = {**stopkit.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again}
+        handlers = {**stopkit.loop.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again}
         stopkit.run_loop(call_model, [{"role": "user", "content": "hi"}], handlers=handlers)
         stopkit.run_loop(call_model, [{"role": "user", "content": "hi"}])
     assert caplog.records, "the loop logged nothing"
@@ -195,14 +196,14 @@ def test_loop_retry_warnings_never_show_a_credential(caplog: pytest.LogCaptureFi
         retried.update(overrides)
 
     def same_again(ctx: Any) -> Any:
-        return stopkit.Retry(retried)
+        return stopkit.loop.Retry(retried)
 
     with caplog.at_level(logging.DEBUG, logger="stopkit"):
         stopkit.run_loop(
             call_model,
             [{"role": "user", "content": "hi"}],
-            handlers={**stopkit.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again},
-            retry=stopkit.RetryPolicy(attempts=2, backoff=0, jitter=False),
+            handlers={**stopkit.loop.DEFAULT_HANDLERS, StopReason.UNKNOWN: same_again},
+            retry=stopkit.loop.RetryPolicy(attempts=2, backoff=0, jitter=False),
         )
     messages = [record.getMessage() for record in caplog.records]
     assert any("retrying" in m for m in messages), messages
@@ -237,7 +238,7 @@ def test_loop_retry_warning_redacts_single_quoted_credentials(
         return reply
 
     with caplog.at_level(logging.WARNING, logger="stopkit"):
-        stopkit.run_loop(call_model, "hi", retry=stopkit.RetryPolicy(attempts=2, backoff=0))
+        stopkit.run_loop(call_model, "hi", retry=stopkit.loop.RetryPolicy(attempts=2, backoff=0))
     (warning,) = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
     assert SECRET not in warning, warning
     assert "[redacted]" in warning, warning

@@ -28,7 +28,9 @@ from pydantic import BaseModel
 
 import stopkit
 from stopkit import StopReason, ToolResult
-from stopkit.adapters.openai_agents import ITEMS, RUN, OpenAIAgentsAdapter
+from stopkit.adapters.openai_agents import _ITEMS as ITEMS
+from stopkit.adapters.openai_agents import _RUN as RUN
+from stopkit.adapters.openai_agents import OpenAIAgentsAdapter
 from tests._payloads import PAYLOADS
 from tests.sdk_forms.openai_responses import to_sdk
 

@@ -21,11 +21,11 @@ from pydantic import TypeAdapter
 
 import stopkit
 from stopkit import StopReason, ToolResult
+from stopkit.adapters._openai_responses_calls import OUTPUT_TYPE_OF
 from stopkit.adapters.openai_responses import (
     CLIENT_CALL_TYPES,
     ERROR_CODE,
     INCOMPLETE_REASON,
-    OUTPUT_TYPE_OF,
     STATUS,
     OpenAIResponsesAdapter,
 )

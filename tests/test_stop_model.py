@@ -150,7 +150,7 @@ def test_the_builder_refuses_a_name_the_model_does_not_declare() -> None:
 
 def test_cut_gives_what_model_copy_would() -> None:
     """A call marked incomplete equals the validated copy with the same update."""
-    from stopkit.adapters import cut
+    from stopkit.adapters._calls import cut
 
     call = tool_call("c1", "f", '{"x": 1}')
     update = {"complete": False, "error": "cut"}

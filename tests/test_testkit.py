@@ -1,4 +1,4 @@
-"""stopkit.testing: payload files, `assert_stop`, and the pytest plugin (fixture and marker)."""
+"""stopkit.testing: payload files, `assert_stop`, `FakeAdapter`, the pytest plugin."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import anthropic
 import pytest
@@ -14,6 +15,7 @@ import pytest
 import stopkit
 from stopkit.pytest_plugin import ReplayFactory
 from stopkit.testing import (
+    FakeAdapter,
     Payload,
     assert_stop,
     load_payload,
@@ -160,3 +162,61 @@ def test_plugin_is_registered_and_explains_misuse(tmp_path: Path) -> None:
     assert "needs @pytest.mark.stopkit_payloads('folder')" in run.stdout
     assert "stopkit: requests with no recording" in run.stdout
     assert "no recording for POST https://api.anthropic.com/v1/messages" in run.stdout
+
+
+# --- FakeAdapter: the shipped fake for handler tests -------------------------------------------
+
+FAKE_CASES = [
+    pytest.param(FakeAdapter.reply("completed", "Done."),
+                 {"reason": "completed", "raw_reason": "completed", "text": "Done."}, id="text"),
+    pytest.param(FakeAdapter.reply("output_limit", "Once up", detail="max_tokens", raw=9),
+                 {"reason": "output_limit", "raw_reason": 9, "detail": "max_tokens"}, id="raw"),
+    pytest.param(FakeAdapter.reply("tool_request", calls=[FakeAdapter.call("c1", "add", a=1)]),
+                 {"tool_calls": (("c1", "add", {"a": 1}, True),)}, id="call"),
+    pytest.param(FakeAdapter.reply("tool_request", calls=[FakeAdapter.call("c2", "add", False)]),
+                 {"tool_calls": (("c2", "add", {}, False),)}, id="cut-call"),
+    pytest.param(FakeAdapter.reply("completed", usage={"input_tokens": 3, "output_tokens": 4}),
+                 {"usage": stopkit.Usage(input_tokens=3, output_tokens=4)}, id="usage"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("reply", "expected"), FAKE_CASES)
+def test_fake_adapter_reads_a_reply_exactly_as_written(reply: Any, expected: Any) -> None:
+    """A fake reply's `Stop` is what it says: reason, raw value, detail, calls, usage, no notes."""
+    adapter = FakeAdapter()
+    assert adapter.detects(reply)
+    stop = adapter.normalize(reply)
+    seen = {
+        "reason": stop.reason.value, "raw_reason": stop.raw_reason, "text": stop.text,
+        "detail": stop.detail, "usage": stop.usage,
+        "tool_calls": tuple((c.id, c.name, c.arguments, c.complete) for c in stop.tool_calls),
+    }  # fmt: skip
+    assert {key: seen[key] for key in expected} == expected
+    assert (stop.provider, stop.notes, stop.raw) == ("fake", (), reply)
+    assert adapter.normalize_all(reply) == (stop,)
+    assert stopkit.normalize(reply, adapter=adapter) == stop
+
+
+def test_fake_adapter_messages_carry_the_reply() -> None:
+    """The messages it builds hold the reply, each result, a resume's id: what a test reads."""
+    adapter = FakeAdapter()
+    stop = adapter.normalize(FakeAdapter.reply("paused", id="turn-7"))
+    result = stopkit.ToolResult(call_id="c1", name="add", content="3")
+    assert adapter.assistant_message(stop) == [{"role": "assistant", "reply": stop.raw}]
+    assert adapter.tool_results(stop, [result]) == [
+        {"role": "tool", "call_id": "c1", "content": "3", "is_error": False}
+    ]
+    assert adapter.resume(stop) == ([{"role": "assistant", "reply": stop.raw}],
+                                    {"resume_id": "turn-7"})  # fmt: skip
+    assert adapter.user_message("Go on.") == {"role": "user", "content": "Go on."}
+    assert isinstance(adapter, stopkit.Adapter)
+
+
+def test_fake_adapter_refuses_what_it_cannot_be() -> None:
+    """A reason outside the closed set fails as it is written; a fake reply is never a stream."""
+    with pytest.raises(ValueError, match="'complete'"):
+        FakeAdapter.reply("complete")
+    assert not FakeAdapter().detects({"stop_reason": "end_turn"})
+    assert not FakeAdapter().detects_event(FakeAdapter.reply("completed"))
+    with pytest.raises(TypeError, match="whole replies only"):
+        FakeAdapter().stream()

@@ -1,9 +1,11 @@
 """The built-in adapters, one module per wire API, and the parts to build your own from.
 
-The registry imports the built-in adapters lazily (`import stopkit` imports none of them). An
-adapter of your own needs only what is exported here: a reader that fills a `Reading` from a
-reply (through `wire` and `tool_call`), and `decide(reading, Rules(...))`, the engine every
-built-in adapter uses, which applies the reconciliation rules in order and builds the `Stop`.
+The registry imports the built-in adapters lazily (`import stopkit` imports none of them); each
+module's one public name is its adapter class (`stopkit.adapters.anthropic.AnthropicAdapter`),
+whose `tables` are its mapping tables. An adapter of your own needs only what is exported here:
+a reader that fills a `Reading` from a reply (through `wire`, `tool_call` and `tokens`), and
+`decide(reading, Rules(...))`, the engine every built-in adapter uses, which applies the
+reconciliation rules in order and builds the `Stop`.
 
 Example:
     >>> from stopkit.adapters import Reading, Rules, decide
@@ -13,25 +15,24 @@ Example:
     <StopReason.COMPLETED: 'completed'>
 """
 
-from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import Rules, Step, decide, look_up, stricter
-from stopkit.adapters._reading import Reading, Verdict, tokens
-from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
+import typing as _typing
 
-__all__ = [
-    "Reading",
-    "Rules",
-    "Step",
-    "Verdict",
-    "cut",
-    "decide",
-    "either",
-    "listed",
-    "look_up",
-    "raw_value",
-    "stricter",
-    "to_json",
-    "tokens",
-    "tool_call",
-    "wire",
-]
+from stopkit._lazy import exports as _exports
+from stopkit._moved import ADAPTERS as _MOVED
+
+_EXPORTS = {
+    "stopkit.adapters._reading": ("Reading", "tokens"),
+    "stopkit.adapters._engine": ("Rules", "decide"),
+    "stopkit.adapters._wire": ("wire",),
+    "stopkit.adapters._calls": ("tool_call",),
+}  # fmt: skip
+
+if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_public_api`
+    from stopkit.adapters._calls import tool_call as tool_call
+    from stopkit.adapters._engine import Rules as Rules
+    from stopkit.adapters._engine import decide as decide
+    from stopkit.adapters._reading import Reading as Reading
+    from stopkit.adapters._reading import tokens as tokens
+    from stopkit.adapters._wire import wire as wire
+
+__all__, __getattr__, __dir__ = _exports(globals(), _EXPORTS, _MOVED)

@@ -126,7 +126,7 @@ class BedrockInvokeStream(Accumulator):
     """Accumulates one InvokeModelWithResponseStream into the `Stop` of its rebuilt body.
 
     Example:
-        >>> from stopkit.adapters.bedrock_invoke import read
+        >>> from stopkit.adapters.bedrock_invoke import _read as read
         >>> acc = BedrockInvokeStream(read)
         >>> for chunk in [{"generation": "Hi", "generation_token_count": 1, "stop_reason": None},
         ...     {"generation": "!", "generation_token_count": 2, "stop_reason": "stop"}]:

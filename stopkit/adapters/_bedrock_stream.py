@@ -142,7 +142,7 @@ class BedrockStream(Accumulator):
     """Accumulates one ConverseStream into the `Stop` of its reassembled reply.
 
     Example:
-        >>> from stopkit.adapters.bedrock import read
+        >>> from stopkit.adapters.bedrock import _read as read
         >>> acc = BedrockStream(read)
         >>> for event in [{"messageStart": {"role": "assistant"}},
         ...     {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Hi"}}},

@@ -89,7 +89,7 @@ class CohereStream(Accumulator):
     text parts, tool_plan, tool calls, citations and usage; thinking is not kept).
 
     Example:
-        >>> from stopkit.adapters.cohere import read
+        >>> from stopkit.adapters.cohere import _read as read
         >>> acc = CohereStream(read)
         >>> acc.feed({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}})
         >>> acc.result().reason.value

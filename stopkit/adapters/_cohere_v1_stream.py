@@ -70,7 +70,7 @@ class CohereV1Stream(Accumulator):
     out rebuilt from the events.
 
     Example:
-        >>> from stopkit.adapters.cohere_v1 import read
+        >>> from stopkit.adapters.cohere_v1 import _read as read
         >>> acc = CohereV1Stream(read)
         >>> acc.feed({"event_type": "text-generation", "text": "Hi"})
         >>> acc.feed({"event_type": "stream-end", "finish_reason": "COMPLETE",

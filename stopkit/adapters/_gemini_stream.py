@@ -208,7 +208,7 @@ class GeminiStream(Accumulator):
     Given the adapter's reader (`gemini.read`), which reads the reply the chunks amount to.
 
     Example:
-        >>> from stopkit.adapters.gemini import read
+        >>> from stopkit.adapters.gemini import _read as read
         >>> acc = GeminiStream(read)
         >>> acc.feed({"candidates": [{"content": {"parts": [{"text": "Hi"}]},
         ...     "finishReason": "STOP"}]})

@@ -34,7 +34,7 @@ class OllamaStream(Accumulator):
     `/api/generate`-shaped one when the chunks carried `response` rather than `message`.
 
     Example:
-        >>> from stopkit.adapters.ollama import read
+        >>> from stopkit.adapters.ollama import _read as read
         >>> acc = OllamaStream(read)
         >>> acc.feed({"model": "m", "message": {"role": "assistant", "content": "Hi"},
         ...     "done": True, "done_reason": "stop"})

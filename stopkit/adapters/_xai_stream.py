@@ -45,7 +45,7 @@ class XAIStream(Accumulator):
     """Collects one `Chat.stream()`; `result()` gives the `Stop` of its first output.
 
     Example:
-        >>> from stopkit.adapters.xai import fields_of, readings
+        >>> from stopkit.adapters.xai import _fields_of as fields_of, _readings as readings
         >>> acc = XAIStream(lambda reply: readings(reply)[0], fields_of)
         >>> acc.feed({"outputs": [{"delta": {"role": "ROLE_ASSISTANT", "content": "Hi"},
         ...     "finish_reason": "REASON_STOP"}]})

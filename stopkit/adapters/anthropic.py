@@ -25,10 +25,10 @@ from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, tokens
 from stopkit.adapters._wire import listed, to_json, wire
 
-__all__ = ["STOP_REASONS", "AnthropicAdapter", "read"]
+__all__ = ["AnthropicAdapter"]
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one Messages API reply (a JSON dict or an SDK `Message`) into its facts."""
     fields = wire(reply)
     reading = Reading(reply, fields.get("stop_reason"))
@@ -143,15 +143,15 @@ class AnthropicAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one Messages API reply; never raises for a reply of this shape."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's one `Stop` as a 1-tuple (a Messages reply has a single turn)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> AnthropicStream:
         """Return a fresh accumulator for one streamed reply (SDK events or JSON dicts)."""
-        return AnthropicStream(read)
+        return AnthropicStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message that appends this reply to the transcript.

@@ -32,7 +32,7 @@ from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["STOP_REASONS", "STREAM_ERRORS", "BedrockAdapter", "read"]
+__all__ = ["BedrockAdapter"]
 
 #: Top-level reply fields kept in `Stop.details` under their wire names. The two
 #: `amazon-bedrock-*` fields come with Nova replies read through InvokeModel.
@@ -40,7 +40,7 @@ _DETAIL_FIELDS = ("trace", "additionalModelResponseFields", ACTION, TRACE)
 _INTERVENED = "stopReason 'guardrail_intervened'"
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one Converse reply (the dict boto3 returns, or its JSON body) into its facts.
 
     Example:
@@ -226,15 +226,15 @@ class BedrockAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one Converse reply."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's `Stop` in a 1-tuple (Converse has one message per reply)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> BedrockStream:
         """Return a fresh accumulator for one ConverseStream."""
-        return BedrockStream(read)
+        return BedrockStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message to append: its content blocks as sent.

@@ -50,13 +50,13 @@ from stopkit.adapters._engine import decide, look_up
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["BedrockInvokeAdapter", "read", "readings"]
+__all__ = ["BedrockInvokeAdapter"]
 
 #: Top-level fields kept in `Stop.details` under their wire names.
 _DETAIL_FIELDS = (ACTION, TRACE, METRICS)
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read an InvokeModel body into one `Reading` per output (one for Llama's body).
 
     Example:
@@ -75,14 +75,14 @@ def readings(reply: Any) -> list[Reading]:
     return [_read_output(reply, fields, family, i, output) for i, output in enumerate(outputs)]
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read an InvokeModel body's first output into its facts.
 
     Example:
         >>> read({"results": [{"outputText": "Hi", "completionReason": "FINISH"}]}).text
         'Hi'
     """
-    return readings(reply)[0]
+    return _readings(reply)[0]
 
 
 def _read_output(
@@ -184,15 +184,15 @@ class BedrockInvokeAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one body (its first output)."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per output of the body (Cohere's generations, Titan's results)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> BedrockInvokeStream:
         """Return a fresh accumulator for one InvokeModelWithResponseStream."""
-        return BedrockInvokeStream(read)
+        return BedrockInvokeStream(_read)
 
     def assistant_message(self, stop: Stop) -> dict[str, Any]:
         """Return the reply as a plain assistant message, for a transcript the caller renders.

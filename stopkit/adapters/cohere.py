@@ -28,12 +28,12 @@ from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, not_an_object, wire
 
-__all__ = ["FINISH_REASON", "CohereAdapter", "read"]
+__all__ = ["CohereAdapter"]
 
 _ABSENT: Any = object()
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one v2 Chat reply (a JSON dict or the SDK's `V2ChatResponse`) into its facts.
 
     Example:
@@ -55,7 +55,7 @@ def read(reply: Any) -> Reading:
 
 def _read_message(reading: Reading, message: Any) -> None:
     """Read `message`: text parts, tool_plan and citations (into details), tool calls."""
-    reading.text = read_text(message.get("content"))
+    reading.text = _read_text(message.get("content"))
     plan = message.get("tool_plan")
     if type(plan) is str and plan:
         reading.details["tool_plan"] = plan
@@ -70,14 +70,14 @@ def _read_message(reading: Reading, message: Any) -> None:
     for item in listed(raw_calls):
         said = wire(item)
         function = wire(said.get("function"))
-        call, note = build_call(said.get("id"), function.get("name"), function.get("arguments"))
+        call, note = _build_call(said.get("id"), function.get("name"), function.get("arguments"))
         calls.append(call)
         if note:
             reading.notes.append(note)
     reading.calls = calls
 
 
-def read_text(content: Any) -> str:
+def _read_text(content: Any) -> str:
     """Join the `text` parts of `message.content` (a plain string is the text itself)."""
     if type(content) is str:
         return content
@@ -91,7 +91,7 @@ def read_text(content: Any) -> str:
     return "".join(texts)
 
 
-def build_call(call_id: Any, name: Any, arguments: Any) -> tuple[ToolCall, str | None]:
+def _build_call(call_id: Any, name: Any, arguments: Any) -> tuple[ToolCall, str | None]:
     """Build one `ToolCall` from Cohere's parts, and the note it needs, if any.
 
     Cohere sends the JSON text `"null"` as the arguments of a tool without parameters: it is
@@ -148,15 +148,15 @@ class CohereAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a v2 Chat reply."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's one `Stop` (v2 Chat has a single message per reply)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> CohereStream:
         """Return a fresh accumulator for one v2 Chat SSE stream."""
-        return CohereStream(read)
+        return CohereStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message that appends this reply to a v2 Chat `messages` list.

@@ -38,13 +38,13 @@ from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["FINISH_REASON", "CohereV1Adapter", "build_call", "read"]
+__all__ = ["CohereV1Adapter"]
 
 _ABSENT: Any = object()
 _SDK = "cohere."  # the module prefix of the cohere SDK's classes
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one v1 Chat reply (a JSON dict or the SDK's `NonStreamedChatResponse`).
 
     Example:
@@ -61,7 +61,7 @@ def read(reply: Any) -> Reading:
     raw_calls = fields.get("tool_calls")
     if raw_calls is not None and not isinstance(raw_calls, list | tuple):
         reading.malformed = f"tool_calls is a {type(raw_calls).__name__}, not a list"
-    calls = [build_call(i, item) for i, item in enumerate(listed(raw_calls))]
+    calls = [_build_call(i, item) for i, item in enumerate(listed(raw_calls))]
     if calls:
         reading.calls = calls
         if text:
@@ -78,7 +78,7 @@ def read(reply: Any) -> Reading:
     return reading
 
 
-def build_call(position: int, item: Any) -> ToolCall:
+def _build_call(position: int, item: Any) -> ToolCall:
     """Build the `ToolCall` of one `tool_calls` entry (`name`, `parameters`): id `call_<n>`.
 
     A call that does carry a string id (a proxy's) keeps it.
@@ -146,15 +146,15 @@ class CohereV1Adapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a v1 Chat reply."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's one `Stop` (v1 Chat has a single reply)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> CohereV1Stream:
         """Return a fresh accumulator for one v1 Chat stream."""
-        return CohereV1Stream(read)
+        return CohereV1Stream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the `CHATBOT` message that appends this reply to `chat_history`.

@@ -50,7 +50,7 @@ from stopkit.adapters._gemini_stream import GeminiStream
 from stopkit.adapters._reading import Reading, tokens
 from stopkit.adapters._wire import either, listed, raw_value, wire
 
-__all__ = ["BLOCK_REASONS", "FINISH_REASONS", "GeminiAdapter", "read", "readings"]
+__all__ = ["GeminiAdapter"]
 
 # isinstance() tuples, built once (a `list | tuple` union is built anew at every call).
 _SEQUENCES = (list, tuple)
@@ -75,7 +75,7 @@ _CANDIDATE_DETAILS = (
 _STILL_STREAMING = "the call's arguments were still streaming (willContinue) when the reply ended"
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read a reply's first candidate (a reply with none: its prompt feedback) into its facts.
 
     Example:
@@ -88,10 +88,10 @@ def read(reply: Any) -> Reading:
     candidates = fields.get("candidates")
     if type(candidates) is list and candidates:  # the usual reply
         return _candidate(reply, fields, candidates[0], 0)
-    return readings(reply)[0]
+    return _readings(reply)[0]
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read every candidate of a reply into its facts, in order (a reply with none: one).
 
     Example:
@@ -291,15 +291,15 @@ class GeminiAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first candidate; never raises for this shape."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per candidate (a blocked prompt gives one filtered `Stop`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> GeminiStream:
         """Return a fresh accumulator for one streamed reply (SDK chunks or JSON dicts)."""
-        return GeminiStream(read)
+        return GeminiStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the model content to append: `{"role": "model", "parts": [...]}` as sent.

@@ -45,9 +45,9 @@ from stopkit.adapters._langchain_stream import LangChainStream
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["LangChainAdapter", "kind_of", "read", "read_all", "read_message"]
+__all__ = ["LangChainAdapter"]
 
-Read = tuple[Reading, Rules]
+_Read = tuple[Reading, Rules]
 """A reading and the rules that decide it (each integration has its own table)."""
 
 _R = StopReason
@@ -56,7 +56,7 @@ _RESULTS = ("ChatResult", "LLMResult")
 _CHUNKS = ("AIMessageChunk", "ChatGenerationChunk")
 
 
-def read(reply: Any) -> Read:
+def _read(reply: Any) -> _Read:
     """Read a LangChain object's first generation (the message itself for a message).
 
     Example:
@@ -64,10 +64,10 @@ def read(reply: Any) -> Read:
         >>> (reading.raw_reason, rules.title)  # doctest: +SKIP
         ('end_turn', 'ChatAnthropic stop_reason')
     """
-    return read_all(reply)[0]
+    return _read_all(reply)[0]
 
 
-def read_all(reply: Any) -> list[Read]:
+def _read_all(reply: Any) -> list[_Read]:
     """Read a LangChain object: one reading per generation of a result, one for a message.
 
     A single generation's metadata lies over its result's `llm_output`, as langchain-core
@@ -93,11 +93,11 @@ def read_all(reply: Any) -> list[Read]:
     return reads
 
 
-def _generation(raw: Any, obj: Any, shared: Any) -> Read:
+def _generation(raw: Any, obj: Any, shared: Any) -> _Read:
     """Read a message, or a generation (its message, or an LLM's text) with its metadata."""
     fields = wire(obj)
     if "response_metadata" in fields:  # a message
-        return read_message(raw, fields, fields.get("response_metadata"))
+        return _read_message(raw, fields, fields.get("response_metadata"))
     layers = [shared, fields.get("generation_info")]
     message = fields.get("message")
     if message is not None:
@@ -112,10 +112,10 @@ def _generation(raw: Any, obj: Any, shared: Any) -> Read:
         text = fields.get("text")
         reading.text = text if type(text) is str else ""
         return reading, _stop_value(reading, metadata)
-    return read_message(raw, fields, metadata)
+    return _read_message(raw, fields, metadata)
 
 
-def read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> Read:
+def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> _Read:
     """Read one AI message's fields (`wire(message)`) with the metadata its stop value is in.
 
     Example:
@@ -280,15 +280,15 @@ class LangChainAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a message, or of a result's first generation."""
-        return decide(*read(reply))
+        return decide(*_read(reply))
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per generation of a result (all prompts', in order)."""
-        return tuple(decide(reading, rules) for reading, rules in read_all(reply))
+        return tuple(decide(reading, rules) for reading, rules in _read_all(reply))
 
     def stream(self) -> LangChainStream:
         """Return a fresh accumulator for the chunks of one streamed message."""
-        return LangChainStream(read_message)
+        return LangChainStream(_read_message)
 
     def assistant_message(self, stop: Stop) -> list[Any]:
         """Return the AI message itself (LangChain sends its own messages back as they are).

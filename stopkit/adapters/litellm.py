@@ -42,13 +42,13 @@ from stopkit.adapters._litellm_rules import (
 from stopkit.adapters._openai_chat_stream import ChatStream
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import listed, raw_value, wire
-from stopkit.adapters.openai_chat import readings as chat_readings
+from stopkit.adapters.openai_chat import _readings as chat_readings
 
-__all__ = ["LiteLLMAdapter", "LiteLLMStream", "place", "readings"]
+__all__ = ["LiteLLMAdapter"]
 
 _CLASSES = frozenset({"ModelResponse", "ModelResponseStream"})
 
-Native = tuple[Any, "Rules | None"]
+_Native = tuple[Any, "Rules | None"]
 """A value LiteLLM kept from the provider, and the rules that read it (None: the provider's)."""
 
 
@@ -67,7 +67,7 @@ def _kept(fields: Any, key: str) -> Any:
     return raw_value(kept.get(key)) if isinstance(kept, dict) else None
 
 
-def _native(choice: Any) -> Native:
+def _native(choice: Any) -> _Native:
     """The provider's own value LiteLLM kept beside a choice, and the rules that read it.
 
     The choice's `native_finish_reason` (the provider's wire format: None rules), else the
@@ -84,7 +84,7 @@ def _native(choice: Any) -> Native:
     return None, None
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read a `ModelResponse`: one `Reading` per choice, in `index` order.
 
     Example:
@@ -101,11 +101,11 @@ def readings(reply: Any) -> list[Reading]:
     if len(natives) == 1 and natives[0][0] is None:  # the reply's copy of its message's fields
         value = _kept(hidden, "stop_reason") if isinstance(hidden, dict) else None
         natives = [(value, KEPT_STOP_REASON if value is not None else None)]
-    place(found, natives, hidden, wire(reply).get("model"))
+    _place(found, natives, hidden, wire(reply).get("model"))
     return found
 
 
-def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: Any) -> None:
+def _place(found: list[Reading], natives: Sequence[_Native], hidden: Any, model: Any) -> None:
     """Weigh what LiteLLM says beside its Chat-shaped choices: the provider's own values.
 
     `natives` holds each choice's kept value and the rules that read it (None: the rules of
@@ -177,7 +177,7 @@ def _collapsed(reading: Reading, name: str, own: Any) -> None:
     reading.verdict = verdict
 
 
-class LiteLLMStream:
+class _LiteLLMStream:
     """Collects one streamed LiteLLM reply (`ModelResponseStream` chunks) into its `Stop`s.
 
     The chunks are Chat chunks: OpenAI Chat's accumulator rebuilds the reply, and the LiteLLM
@@ -190,7 +190,7 @@ class LiteLLMStream:
     """
 
     def __init__(self) -> None:
-        self._natives: dict[int, Native] = {}
+        self._natives: dict[int, _Native] = {}
         self._hidden: Any = None
         self._chat = ChatStream(self._readings, RULES)
 
@@ -204,7 +204,7 @@ class LiteLLMStream:
             if native[0] is not None:
                 self._hold(_position(choice), native, wire(event).get("model"))
 
-    def _hold(self, position: int, native: Native, model: Any) -> None:
+    def _hold(self, position: int, native: _Native, model: Any) -> None:
         """Keep a choice's native value unless one at least as strict is held already."""
         held = self._natives.get(position)
         if held is not None:
@@ -220,7 +220,7 @@ class LiteLLMStream:
             natives = [self._natives.get(_position(c), (None, None)) for c in choices]
         else:
             natives = [(None, None)] * len(found)
-        place(found, natives, self._hidden, reply.get("model"))
+        _place(found, natives, self._hidden, reply.get("model"))
         return found
 
     def text_pieces(self) -> list[str] | None:
@@ -267,15 +267,15 @@ class LiteLLMAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(readings(reply)[0], RULES)
+        return decide(_readings(reply)[0], RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
-    def stream(self) -> LiteLLMStream:
+    def stream(self) -> _LiteLLMStream:
         """Return a fresh accumulator for one streamed reply."""
-        return LiteLLMStream()
+        return _LiteLLMStream()
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message in OpenAI Chat's form (what LiteLLM takes back).

@@ -37,12 +37,12 @@ from stopkit.adapters._ollama_stream import OllamaStream
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, not_an_object, wire
 
-__all__ = ["DONE_REASON", "OllamaAdapter", "OllamaStream", "read"]
+__all__ = ["OllamaAdapter"]
 
 _ABSENT: Any = object()
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one reply or chunk (a JSON dict, or the SDK's `ChatResponse` / `GenerateResponse`).
 
     Example:
@@ -63,7 +63,7 @@ def read(reply: Any) -> Reading:
             said = wire(message)
             _read_body(reading, said, said.get("content"))
             reading.calls = [
-                build_call(i, item) for i, item in enumerate(listed(said.get("tool_calls")))
+                _build_call(i, item) for i, item in enumerate(listed(said.get("tool_calls")))
             ]
     done = fields.get("done")
     if done is False:
@@ -89,7 +89,7 @@ def _read_body(reading: Reading, said: Any, text: Any) -> None:
         reading.details["thinking"] = thinking
 
 
-def build_call(position: int, item: Any) -> ToolCall:
+def _build_call(position: int, item: Any) -> ToolCall:
     """Build the `ToolCall` of one `message.tool_calls` entry; `call_<position>` when no id.
 
     Example:
@@ -159,15 +159,15 @@ class OllamaAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of an `/api/chat` or `/api/generate` reply."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the reply's one `Stop` (a reply holds a single message or response)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> OllamaStream:
         """Return a fresh accumulator for one `/api/chat` or `/api/generate` NDJSON stream."""
-        return OllamaStream(read)
+        return OllamaStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message that appends this reply to an `/api/chat` `messages` list.

@@ -32,17 +32,17 @@ from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, to_json, wire
-from stopkit.adapters.openai_responses import read_items, read_usage
+from stopkit.adapters.openai_responses import _read_items, _read_usage
 
-__all__ = ["ITEMS", "RUN", "OpenAIAgentsAdapter", "read"]
+__all__ = ["OpenAIAgentsAdapter"]
 
-PROVIDER = "openai.agents"
+_PROVIDER = "openai.agents"
 _R = StopReason
 
 # A run: `RunResult` / `RunResultStreaming` (agents/result.py). `Runner.run` returns a
 # RunResult once the final output is produced, or with `interruptions` (ToolApprovalItems) when
 # tool calls wait for the caller's approval; a streamed run says `is_complete`.
-RUN: dict[str, Verdict] = {
+_RUN: dict[str, Verdict] = {
     "final_output": (_R.COMPLETED, None),
     "interruptions": (_R.TOOL_REQUEST, None),
 }
@@ -52,7 +52,7 @@ RUN: dict[str, Verdict] = {
 # and `usage`, and no status: what its items say stands for one. A reply cut off by a token
 # ceiling cannot be told apart from a finished one (the OpenAI Responses model raises for an
 # `incomplete` or `failed` response instead of returning it).
-ITEMS: dict[str, Verdict] = {
+_ITEMS: dict[str, Verdict] = {
     "refusal": (_R.FILTERED, "refusal"),
     "client call": (_R.TOOL_REQUEST, None),
     "other items": (_R.COMPLETED, None),
@@ -60,13 +60,13 @@ ITEMS: dict[str, Verdict] = {
 }
 """What a bare `ModelResponse` says, by its Responses output items (it keeps no status)."""
 
-RULES = Rules(PROVIDER, "status", {})
+_RULES = Rules(_PROVIDER, "status", {})
 """No stop value is sent: each reading carries its verdict (from `RUN` or `ITEMS`)."""
 
 _NO_STATUS = "an Agents ModelResponse keeps no status: read from its output items"
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read a run result or one `agents.items.ModelResponse` into its facts.
 
     Example:
@@ -89,12 +89,12 @@ def _read_response(response: Any) -> Reading:
         shown = "missing" if output is None else f"a {type(output).__name__}"
         reading.malformed = f"output is {shown}, not a list of items"
     items = listed(output)
-    read_items(reading, items)
-    reading.verdict = ITEMS[_items_say(reading, items)]
+    _read_items(reading, items)
+    reading.verdict = _ITEMS[_items_say(reading, items)]
     usage = fields.get("usage")
     if usage is not None:
         reading.details["usage"] = usage
-        reading.usage = read_usage(usage)
+        reading.usage = _read_usage(usage)
     raw_usage = fields.get("raw_usage")
     if raw_usage is not None:
         reading.details["raw_usage"] = raw_usage
@@ -120,7 +120,7 @@ def _read_run(result: Any) -> Reading:
         reading.raw = result
     else:
         reading = Reading(result)
-        reading.verdict = ITEMS["no items"]
+        reading.verdict = _ITEMS["no items"]
         reading.notes.append("the run holds no model response")
     details = reading.details
     context = wire(fields.get("context_wrapper"))
@@ -133,7 +133,7 @@ def _read_run(result: Any) -> Reading:
         details["interruptions"] = waiting
         reading.calls = [_approval_call(item) for item in waiting]
         reading.answered = None
-        reading.verdict = RUN["interruptions"]
+        reading.verdict = _RUN["interruptions"]
         reading.notes.append(
             f"the run is interrupted: {len(waiting)} tool call(s) await approval "
             "(RunResult.interruptions)"
@@ -144,7 +144,7 @@ def _read_run(result: Any) -> Reading:
     elif streaming is None or final is not None:
         details["final_output"] = final
         if reading.refusal is None:
-            reading.verdict = RUN["final_output"]
+            reading.verdict = _RUN["final_output"]
             reading.calls = ()  # every call of the run was run by the SDK
             reading.notes.append("the run produced its final output: completed")
             if type(final) is str:
@@ -199,12 +199,12 @@ class OpenAIAgentsAdapter:
         False
     """
 
-    name = PROVIDER
+    name = _PROVIDER
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {
-        "RunResult": RUN,
-        "ModelResponse items (no status kept)": ITEMS,
+        "RunResult": _RUN,
+        "ModelResponse items (no status kept)": _ITEMS,
     }
 
     def detects(self, reply: Any) -> bool:
@@ -217,11 +217,11 @@ class OpenAIAgentsAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of a run result or a model response; never raises for one."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), _RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the one `Stop` as a 1-tuple (a run has no choices)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), _RULES),)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the model response's output items, as Responses input dicts."""

@@ -46,14 +46,7 @@ from stopkit.adapters._openai_chat_stream import ChatStream
 from stopkit.adapters._reading import Reading
 from stopkit.adapters._wire import raw_value, wire
 
-__all__ = [
-    "CONTENT_FILTER",
-    "FINISH_DETAILS_TYPE",
-    "FINISH_REASON",
-    "OpenAIChatAdapter",
-    "read",
-    "readings",
-]
+__all__ = ["OpenAIChatAdapter"]
 
 _R = StopReason
 _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at every call
@@ -61,7 +54,7 @@ _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at eve
 _NOT_A_COMPLETION = ("text_completion", "chat.completion.chunk", "response")
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read a Chat Completions reply (a JSON dict or an SDK object): one `Reading` per choice.
 
     The choices come in `index` order; a reply without choices gives one reading.
@@ -75,7 +68,7 @@ def readings(reply: Any) -> list[Reading]:
     return _openai_choices.readings(reply, _message)
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read the reply's first choice (the lowest `index`): what `normalize` reports.
 
     Example:
@@ -216,15 +209,15 @@ class OpenAIChatAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> ChatStream:
         """Return a fresh accumulator for one streamed chat completion."""
-        return ChatStream(readings)
+        return ChatStream(_readings)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message as sent: role, content, tool calls, refusal.

@@ -36,13 +36,13 @@ from stopkit.adapters._openai_completions_stream import CompletionsStream
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import raw_value, wire
 
-__all__ = ["FINISH_REASON", "OpenAICompletionsAdapter", "read", "readings"]
+__all__ = ["OpenAICompletionsAdapter"]
 
 _SEQUENCES = (list, tuple)
 _KIND = "text_completion"
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read a Completions reply (a JSON dict or the SDK's `Completion`): one `Reading` per choice.
 
     Example:
@@ -54,7 +54,7 @@ def readings(reply: Any) -> list[Reading]:
     return _openai_choices.readings(reply, _text)
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read the reply's first choice (the lowest `index`): what `normalize` reports.
 
     Example:
@@ -118,15 +118,15 @@ class OpenAICompletionsAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per choice, in `index` order (`n > 1`, or several prompts)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> CompletionsStream:
         """Return a fresh accumulator for one streamed completion."""
-        return CompletionsStream(readings)
+        return CompletionsStream(_readings)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the completion as an assistant message: `{"role": "assistant", "content"}`.

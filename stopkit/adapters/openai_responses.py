@@ -22,7 +22,6 @@ from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
 from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_responses_calls import (
     CLIENT_CALL_TYPES,
-    OUTPUT_TYPE_OF,
     answered_id,
     answers,
     call_of,
@@ -40,20 +39,10 @@ from stopkit.adapters._openai_responses_stream import ResponsesStream
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
-__all__ = [
-    "CLIENT_CALL_TYPES",
-    "ERROR_CODE",
-    "INCOMPLETE_REASON",
-    "OUTPUT_TYPE_OF",
-    "STATUS",
-    "OpenAIResponsesAdapter",
-    "read",
-    "read_items",
-    "read_usage",
-]
+__all__ = ["OpenAIResponsesAdapter"]
 
 
-def read(reply: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one Response (a JSON dict or an SDK `Response`) into its facts.
 
     Example:
@@ -80,18 +69,18 @@ def read(reply: Any) -> Reading:
         if output is not None and not isinstance(output, tuple):
             reading.malformed = f"output is a {type(output).__name__}, not a list"
         output = listed(output)
-    read_items(reading, output)
+    _read_items(reading, output)
     usage = fields.get("usage")
     if usage is not None:
         details["usage"] = usage
-        reading.usage = read_usage(usage)
+        reading.usage = _read_usage(usage)
     ceiling = fields.get("max_output_tokens")
     if type(ceiling) is int:
         reading.ceiling = ceiling
     return reading
 
 
-def read_usage(usage: Any) -> Usage | None:
+def _read_usage(usage: Any) -> Usage | None:
     """Read a Responses usage object (`ResponseUsage`, or the OpenAI Agents SDK's `Usage`).
 
     openai/types/responses/response_usage.py (ResponseUsage): `output_tokens` includes the
@@ -113,7 +102,7 @@ def read_usage(usage: Any) -> Usage | None:
     )
 
 
-def read_items(reading: Reading, items: list[Any]) -> None:
+def _read_items(reading: Reading, items: list[Any]) -> None:
     """Read output items onto `reading`: visible text, refusal parts, client calls, answered ids.
 
     Example:
@@ -238,15 +227,15 @@ class OpenAIResponsesAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one Response; never raises for a reply of this shape."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the one `Stop` of a Response as a 1-tuple (it has no choices)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
     def stream(self) -> ResponsesStream:
         """Return a fresh accumulator for one streamed Response (SDK events or JSON dicts)."""
-        return ResponsesStream(read)
+        return ResponsesStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the reply's output items as sent, as dicts (reasoning items included)."""

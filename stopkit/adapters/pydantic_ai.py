@@ -45,12 +45,12 @@ from stopkit.adapters._pydantic_ai_rules import (
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["FINISH_REASON", "STATE", "PydanticAIAdapter", "read"]
+__all__ = ["PydanticAIAdapter"]
 
 _TITLE = "finish_reason"
 
 
-def read(response: Any) -> Reading:
+def _read(response: Any) -> Reading:
     """Read one pydantic-ai `ModelResponse` into its facts.
 
     Example:
@@ -201,7 +201,7 @@ def _is_response(reply: Any) -> bool:
     return class_of(reply, "pydantic_ai.", _RESPONSE) is not None
 
 
-class Snapshots(Accumulator):
+class _Snapshots(Accumulator):
     """A pydantic-ai stream, as the `ModelResponse` snapshots it yields: the last one is the reply.
 
     pydantic-ai streams cumulative snapshots (`StreamedResponse.get()`,
@@ -213,8 +213,8 @@ class Snapshots(Accumulator):
 
     rules = RULES
 
-    def __init__(self, read: Callable[[Any], Reading]) -> None:
-        super().__init__(read)
+    def __init__(self, _read: Callable[[Any], Reading]) -> None:
+        super().__init__(_read)
         self._last: Any = None
         self._complete = False
         self._held: StopReason | None = None  # the reason the complete snapshot decided
@@ -275,15 +275,15 @@ class PydanticAIAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of one `ModelResponse`; never raises for one."""
-        return decide(read(reply), RULES)
+        return decide(_read(reply), RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return the one `Stop` of a `ModelResponse` as a 1-tuple (it has no choices)."""
-        return (decide(read(reply), RULES),)
+        return (decide(_read(reply), RULES),)
 
-    def stream(self) -> Snapshots:
+    def stream(self) -> _Snapshots:
         """Return a fresh accumulator of `ModelResponse` snapshots."""
-        return Snapshots(read)
+        return _Snapshots(_read)
 
     def assistant_message(self, stop: Stop) -> list[Any]:
         """Return the `ModelResponse` itself: what pydantic-ai appends to its message history."""

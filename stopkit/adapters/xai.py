@@ -35,7 +35,7 @@ from stopkit.adapters._wire import either, listed, wire
 from stopkit.adapters._xai_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._xai_stream import XAIStream
 
-__all__ = ["FINISH_REASON", "XAIAdapter", "XAIStream", "fields_of", "readings"]
+__all__ = ["XAIAdapter"]
 
 #: The proto messages read, by their full name (xai_api's chat.proto).
 _REPLY, _CHUNK = "xai_api.GetChatCompletionResponse", "xai_api.GetChatCompletionChunk"
@@ -51,7 +51,7 @@ def _proto_name(obj: Any) -> str | None:
     return name if type(name) is str else None
 
 
-def fields_of(obj: Any) -> Mapping[str, Any]:
+def _fields_of(obj: Any) -> Mapping[str, Any]:
     """The fields of a reply or chunk: a JSON dict as is, a proto (or its wrapper) as its JSON.
 
     Example:
@@ -123,14 +123,14 @@ def _reading(reply: Any, fields: Mapping[str, Any], output: Any) -> Reading:
     return reading
 
 
-def readings(reply: Any) -> list[Reading]:
+def _readings(reply: Any) -> list[Reading]:
     """Read a reply into one `Reading` per assistant output (`sample_batch`'s `n`).
 
     Example:
         >>> readings({"outputs": [{"message": {"content": "Hi"}}]})[0].text
         'Hi'
     """
-    fields = fields_of(reply)
+    fields = _fields_of(reply)
     outputs = _outputs(fields)
     if not outputs:
         reading = Reading(reply)
@@ -187,15 +187,15 @@ class XAIAdapter:
 
     def normalize(self, reply: Any) -> Stop:
         """Return the `Stop` of the reply's first assistant output."""
-        return decide(readings(reply)[0], RULES)
+        return decide(_readings(reply)[0], RULES)
 
     def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
         """Return one `Stop` per assistant output, in `index` order."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
+        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> XAIStream:
         """Return a fresh accumulator for one `Chat.stream()`."""
-        return XAIStream(lambda reply: readings(reply)[0], fields_of)
+        return XAIStream(lambda reply: _readings(reply)[0], _fields_of)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the assistant message that appends this reply, as a `chat_pb2.Message`'s JSON.

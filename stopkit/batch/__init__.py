@@ -12,66 +12,42 @@ Example:
     >>> batch.resubmit(report, "retry.jsonl", inputs=["batch_input.jsonl"])  # doctest: +SKIP
 """
 
-import warnings
-from typing import TYPE_CHECKING
+import typing as _typing
 
-from stopkit._lazy import lazy_exports
+from stopkit._lazy import exports as _exports
+from stopkit._moved import BATCH as _MOVED
 
-if TYPE_CHECKING:  # imported on first use below: `stopkit batch --help` needs none of it
-    from stopkit.batch._audit import audit, audit_chunk
-    from stopkit.batch._errors import BatchUsageError
-    from stopkit.batch._lines import Chunk, audit_line, results_files, split
-    from stopkit.batch._plan import ResubmitOptions
-    from stopkit.batch._record import Record, RequestOutcome
-    from stopkit.batch._render import exit_status, render_text, write_json
-    from stopkit.batch._report import Entry, Group, Report
-    from stopkit.batch._resubmit import Resubmission, check_input, resubmit
+# Imported on first use: `stopkit batch --help` needs none of it.
+_EXPORTS = {
+    "stopkit.batch._audit": ("audit", "audit_chunk"),
+    "stopkit.batch._resubmit": ("resubmit", "Resubmission", "check_input"),
+    "stopkit.batch._plan": ("ResubmitOptions",),
+    "stopkit.batch._report": ("Report", "Group", "Entry"),
+    "stopkit.batch._record": ("RequestOutcome", "Record"),
+    "stopkit.batch._lines": ("split", "Chunk", "audit_line", "results_files"),
+    "stopkit.batch._render": ("render_text", "write_json", "exit_status"),
+    "stopkit.batch._errors": ("BatchUsageError",),
+}  # fmt: skip
 
-__all__ = [
-    "BatchUsageError",
-    "Chunk",
-    "Entry",
-    "Group",
-    "Record",
-    "Report",
-    "RequestOutcome",
-    "Resubmission",
-    "ResubmitOptions",
-    "audit",
-    "audit_chunk",
-    "audit_line",
-    "check_input",
-    "exit_status",
-    "render_text",
-    "resubmit",
-    "results_files",
-    "split",
-    "write_json",
-]
+if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_public_api`
+    from stopkit.batch._audit import audit as audit
+    from stopkit.batch._audit import audit_chunk as audit_chunk
+    from stopkit.batch._errors import BatchUsageError as BatchUsageError
+    from stopkit.batch._lines import Chunk as Chunk
+    from stopkit.batch._lines import audit_line as audit_line
+    from stopkit.batch._lines import results_files as results_files
+    from stopkit.batch._lines import split as split
+    from stopkit.batch._plan import ResubmitOptions as ResubmitOptions
+    from stopkit.batch._record import Record as Record
+    from stopkit.batch._record import RequestOutcome as RequestOutcome
+    from stopkit.batch._render import exit_status as exit_status
+    from stopkit.batch._render import render_text as render_text
+    from stopkit.batch._render import write_json as write_json
+    from stopkit.batch._report import Entry as Entry
+    from stopkit.batch._report import Group as Group
+    from stopkit.batch._report import Report as Report
+    from stopkit.batch._resubmit import Resubmission as Resubmission
+    from stopkit.batch._resubmit import check_input as check_input
+    from stopkit.batch._resubmit import resubmit as resubmit
 
-_LAZY_MODULES: dict[str, tuple[str, ...]] = {  # module -> the names it exports
-    "_audit": ("audit", "audit_chunk"),
-    "_errors": ("BatchUsageError",),
-    "_lines": ("Chunk", "audit_line", "results_files", "split"),
-    "_plan": ("ResubmitOptions",),
-    "_record": ("Record", "RequestOutcome"),
-    "_render": ("exit_status", "render_text", "write_json"),
-    "_report": ("Entry", "Group", "Report"),
-    "_resubmit": ("Resubmission", "check_input", "resubmit"),
-}
-_exported, __dir__ = lazy_exports(__name__, _LAZY_MODULES, globals())
-# Old spelling -> new, kept one release (CHANGELOG, "Moved"): `Outcome` is the loop's word.
-_MOVED = {"Outcome": "RequestOutcome"}
-
-
-def __getattr__(name: str) -> object:
-    """Serve the exported names on first use, and a moved name with a DeprecationWarning."""
-    new = _MOVED.get(name)
-    if new is None:
-        return _exported(name)
-    warnings.warn(
-        f"stopkit.batch.{name} is now stopkit.batch.{new}; the old name goes in the next release",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return _exported(new)
+__all__, __getattr__, __dir__ = _exports(globals(), _EXPORTS, _MOVED)

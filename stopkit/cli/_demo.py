@@ -10,7 +10,7 @@ from stopkit.cli._demo_replies import SCENARIOS
 from stopkit.cli._output import use_colour
 
 if TYPE_CHECKING:
-    from stopkit import LoopEvent
+    from stopkit.loop.events import LoopEvent
 
 __all__ = ["register", "run_demo"]
 
@@ -25,14 +25,14 @@ def get_order(order_id: str) -> dict[str, Any]:
 def run_demo(out: TextIO, *, colour: bool = False) -> int:
     """Play every scenario through `run_loop` with a scripted model; print each step."""
     # The loop through its public names, imported here: `stopkit --help` need not load it.
-    from stopkit import (
+    from stopkit import run_loop
+    from stopkit.loop.events import (
         Escalated,
         LoopEnded,
         ModelReplied,
         ToolCalled,
         ToolReturned,
         TurnStarted,
-        run_loop,
     )
     from stopkit.testing import ScriptedModel
 

@@ -15,3 +15,5 @@ same `Stop` as `stopkit.normalize` does for the same object. Nothing is imported
 `import stopkit` (and `import stopkit.integrations`) loads no framework; each module loads its
 own framework when it is imported.
 """
+
+__all__: list[str] = []  # each framework's module exports its own names

@@ -33,7 +33,7 @@ from typing import Any
 
 from stopkit._normalize import normalize
 from stopkit._stop import Stop, StopReason
-from stopkit.adapters.langchain import kind_of
+from stopkit.adapters._langchain_rules import kind_of
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._ending import log_empty_final
 from stopkit.loop._settings import LoopSettings

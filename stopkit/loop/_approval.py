@@ -215,7 +215,7 @@ class ToolGate(Control):
         raise TypeError(
             f"approve returned {decision!r} for the call {call.name!r} (id {call.id!r}); it "
             "must return True (run it), False or a str (deny it, saying why), or "
-            f"stopkit.Defer(){hint} (leave it to a person)"
+            f"stopkit.loop.Defer(){hint} (leave it to a person)"
         )
 
     def _stop(self, hook: str, tool: ToolStep, exc: Exception) -> ToolResult:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from stopkit.loop._engine import drive
+from stopkit.loop._handlers import DEFAULT_HANDLERS
 from stopkit.loop._requests import CallHook, CallModel, RunHandler, Sleep
 from stopkit.loop._resume import paused_of, restore
 from stopkit.loop._run import Run
@@ -23,7 +24,6 @@ from stopkit.loop._settings import LoopSettings, keywords_of
 from stopkit.loop._streams import aread_stream, is_async_stream, is_sync_stream, read_stream
 from stopkit.loop._threads import Captured, acall_in_thread
 from stopkit.loop.events import Outcome
-from stopkit.loop.handlers import DEFAULT_HANDLERS
 
 __all__ = ["Loop", "aresume_loop", "arun_loop", "resume_loop", "run_loop"]
 
@@ -361,7 +361,7 @@ def resume_loop(outcome: Outcome, approvals: Mapping[str, bool | str]) -> Outcom
 
     Example:
         >>> outcome = stopkit.run_loop(call_model, prompt, tools=tools,
-        ...                            approve=lambda call: stopkit.Defer())  # doctest: +SKIP
+        ...                            approve=lambda call: stopkit.loop.Defer())  # doctest: +SKIP
         >>> [call.name for call in outcome.pending_calls]  # doctest: +SKIP
         ['transfer']
         >>> stopkit.resume_loop(outcome, {outcome.pending_calls[0].id: True}).text  # doctest: +SKIP

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Generator
 from typing import Any
 
+from stopkit.loop._handlers import as_list, user_message
 from stopkit.loop._requests import Request
 from stopkit.loop._run import APPEND_ON_FINISH, Run
 from stopkit.loop.events import Outcome, Termination
-from stopkit.loop.handlers import as_list, user_message
 
 __all__ = ["SYNTHESIZE_PROMPT", "end", "log_empty_final", "synthesize"]
 

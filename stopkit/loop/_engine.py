@@ -23,11 +23,11 @@ from stopkit._logsafe import clip, redact
 from stopkit._stop import Stop, StopReason
 from stopkit.loop._controls import EndRun, Halt
 from stopkit.loop._ending import end
+from stopkit.loop._handlers import Continue, Escalate, Finish, LoopContext, Retry, as_list
 from stopkit.loop._requests import Request, RunHandler
 from stopkit.loop._resume import Paused
 from stopkit.loop._run import APPEND_ON_FINISH, Run
 from stopkit.loop.events import Outcome, Termination
-from stopkit.loop.handlers import Continue, Escalate, Finish, LoopContext, Retry, as_list
 
 __all__ = ["drive"]
 

@@ -27,6 +27,7 @@ from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.loop._controls import Controls, ToolStep
+from stopkit.loop._handlers import as_list
 from stopkit.loop._runner import (
     CANCEL_GRACE,
     CANCELLED,
@@ -38,7 +39,6 @@ from stopkit.loop._runner import (
     seconds_left,
 )
 from stopkit.loop.events import ToolCalled, ToolReturned, ToolRun
-from stopkit.loop.handlers import as_list
 from stopkit.loop.journal._names import as_step, tool_step
 
 __all__ = ["ToolExecutor"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stopkit._adapter import Adapter
-from stopkit.loop.handlers import Handler, LoopContext
+from stopkit.loop._handlers import Handler, LoopContext
 
 __all__ = ["CallHook", "CallModel", "Request", "RunHandler", "Sleep"]
 

@@ -27,6 +27,7 @@ from stopkit.loop._compaction import Compactor
 from stopkit.loop._controls import Control, Controls, Halt, ModelCall
 from stopkit.loop._detector import LoopDetector
 from stopkit.loop._executor import ToolExecutor
+from stopkit.loop._handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop._hooks import BeforeModelCall
 from stopkit.loop._journaled import Journaled
 from stopkit.loop._requests import CallModel, Request, Sleep
@@ -48,7 +49,6 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
-from stopkit.loop.handlers import DEFAULT_HANDLERS, user_message
 from stopkit.loop.journal._names import as_step, model_step
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]

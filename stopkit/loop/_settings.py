@@ -31,7 +31,7 @@ B = TypeVar("B")
 R = TypeVar("R")
 
 # A handler takes a `LoopContext`; typed loosely here because the context holds these
-# settings (stopkit.loop.handlers imports this module, so this one cannot name it).
+# settings (stopkit.loop._handlers imports this module, so this one cannot name it).
 _AnyHandler = Callable[[Any], Any]
 
 # The settings that are callables (or None).
@@ -123,7 +123,8 @@ class LoopSettings:
     run_id: str | None = None
     """The durable run's id: the same id resumes the run (a non-empty str, at most 200 chars)."""
     budget: Budget | None = None
-    """What the run may spend (`stopkit.Budget`: tokens, cost), checked before each model call."""
+    """What the run may spend (`stopkit.loop.Budget`: tokens, cost), checked before each model
+    call."""
     before_model_call: Callable[[Any], Any] | None = None
     """`before_model_call(ctx)` (sync, or async in `arun_loop`) before each try of a model call,
     given a `ModelCallContext`: a rate limiter's `acquire` fits here. Raising stops the run
@@ -133,7 +134,8 @@ class LoopSettings:
     runs, given the handler's `LoopContext`. Raising stops the run (`stopped_by_hook`)."""
     approve: Callable[[ToolCall], Approval | Awaitable[Approval]] | None = None
     """`approve(call)` before each tool call: True runs it, False or a str denies it (answered
-    `denied: ...`), `stopkit.Defer()` leaves it to a person (the run ends `awaiting_approval`)."""
+    `denied: ...`), `stopkit.loop.Defer()` leaves it to a person (the run ends
+    `awaiting_approval`)."""
     approvals: Mapping[str, bool | str] | None = None
     """Decisions given ahead, by call id (True, False or a str), each used once before asking
     `approve`: how a journaled run awaiting approval is resumed by a rerun of its `run_id`."""
@@ -180,9 +182,9 @@ def _check_numbers(settings: LoopSettings) -> None:
 def _check_kinds(settings: LoopSettings) -> None:
     """Refuse a policy or a budget of another type, and a hook that is not callable."""
     if settings.retry is not None and not isinstance(settings.retry, RetryPolicy):
-        raise TypeError(f"retry must be a stopkit.RetryPolicy or None, not {settings.retry!r}")
+        raise TypeError(f"retry must be a stopkit.loop.RetryPolicy or None, not {settings.retry!r}")
     if settings.budget is not None and not isinstance(settings.budget, Budget):
-        raise TypeError(f"budget must be a stopkit.Budget or None, not {settings.budget!r}")
+        raise TypeError(f"budget must be a stopkit.loop.Budget or None, not {settings.budget!r}")
     for hook in _CALLABLES:
         value = getattr(settings, hook)
         if value is not None and not callable(value):
@@ -253,7 +255,7 @@ def check_handlers(handlers: Mapping[Any, _AnyHandler]) -> dict[StopReason, _Any
     if missing:
         raise ValueError(
             f"the handler table has no handler for: {', '.join(missing)}; merge yours into "
-            "the defaults: {**stopkit.DEFAULT_HANDLERS, StopReason.X: my_handler}"
+            "the defaults: {**stopkit.loop.DEFAULT_HANDLERS, StopReason.X: my_handler}"
         )
     table: dict[StopReason, _AnyHandler] = {}
     for reason in StopReason:

@@ -13,7 +13,7 @@ from typing import Any
 
 from stopkit._adapter import Adapter
 from stopkit._logsafe import clip
-from stopkit.loop.handlers import plain_user_message, user_message
+from stopkit.loop._handlers import plain_user_message, user_message
 
 __all__ = ["starting_messages", "unshaped_prompt"]
 

@@ -86,7 +86,7 @@ class Termination(StrEnum):
     """`before_model_call`, `before_tool_call` or `approve` raised: `Outcome.stopped_by` says
     which, with the exception."""
     AWAITING_APPROVAL = "awaiting_approval"
-    """`approve` deferred a tool call (`stopkit.Defer`): `Outcome.pending_calls` wait for a
+    """`approve` deferred a tool call (`stopkit.loop.Defer`): `Outcome.pending_calls` wait for a
     person's decision; `stopkit.resume_loop(outcome, approvals=...)` continues the run."""
 
 
@@ -347,7 +347,7 @@ class ToolDeferred:
     call: ToolCall
     """The deferred call."""
     reason: str | None
-    """Why, as `stopkit.Defer` said it (None: no reason given)."""
+    """Why, as `stopkit.loop.Defer` said it (None: no reason given)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,20 +74,24 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from stopkit._lazy import moved_names as _moved_names
+from stopkit._moved import OTEL as _MOVED
+
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
-__all__ = ["CAPTURE_CONTENT_ENV", "instrument", "is_instrumented", "uninstrument"]
+__all__ = ["instrument", "is_instrumented", "uninstrument"]
 
-CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-"""The conventions' content switch: `true`, `SPAN_ONLY` or `SPAN_AND_EVENT` turn capture on."""
+# The conventions' content switch: `true`, `SPAN_ONLY` or `SPAN_AND_EVENT` turn capture on.
+_CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+__getattr__ = _moved_names(__name__, _MOVED)
 
 _CAPTURE_ON = frozenset({"true", "span_only", "span_and_event"})
 
 
 def _capture_from_env() -> bool:
-    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_ON
+    return os.environ.get(_CAPTURE_CONTENT_ENV, "").strip().lower() in _CAPTURE_ON
 
 
 def instrument(

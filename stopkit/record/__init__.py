@@ -6,49 +6,34 @@
   matching the request; `NoRecording` is what it raises for a request it has nothing for.
 - `BotocoreRecorder`, `BotocoreReplay` — the same for a boto3 client, through botocore's
   `before-send` event (boto3 does not speak httpx).
-- `Payload`, `load_payload`, `load_payloads` — reading payload files (recorded exchanges,
-  case files, bare replies, streams).
 - `read_cassette` — the exchanges of the recordings a project already has: vcrpy and
   pytest-recording cassettes (YAML or JSON, gzipped or not) and HAR files, as payloads.
 
-The transports need httpx; reading payload files does not, so each name is imported on first
-use.
+The payload files themselves are read with `stopkit.testing.load_payload`. The transports need
+httpx; reading cassettes does not, so each name is imported on first use.
 
 Example:
     >>> from stopkit.record import ReplayTransport  # doctest: +SKIP
 """
 
-from typing import TYPE_CHECKING
+import typing as _typing
 
-from stopkit._lazy import lazy_exports
+from stopkit._lazy import exports as _exports
+from stopkit._moved import RECORD as _MOVED
 
-if TYPE_CHECKING:
-    from stopkit.record._botocore import BotocoreRecorder, BotocoreReplay
-    from stopkit.record._payloads import Payload, load_payload, load_payloads
-    from stopkit.record._recording import RecordingTransport
-    from stopkit.record._recordings import read_cassette
-    from stopkit.record._replay import NoRecording, ReplayTransport
+_EXPORTS = {
+    "stopkit.record._recording": ("RecordingTransport",),
+    "stopkit.record._replay": ("ReplayTransport", "NoRecording"),
+    "stopkit.record._botocore": ("BotocoreRecorder", "BotocoreReplay"),
+    "stopkit.record._recordings": ("read_cassette",),
+}  # fmt: skip
 
-__all__ = [
-    "BotocoreRecorder",
-    "BotocoreReplay",
-    "NoRecording",
-    "Payload",
-    "RecordingTransport",
-    "ReplayTransport",
-    "load_payload",
-    "load_payloads",
-    "read_cassette",
-]
+if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_public_api`
+    from stopkit.record._botocore import BotocoreRecorder as BotocoreRecorder
+    from stopkit.record._botocore import BotocoreReplay as BotocoreReplay
+    from stopkit.record._recording import RecordingTransport as RecordingTransport
+    from stopkit.record._recordings import read_cassette as read_cassette
+    from stopkit.record._replay import NoRecording as NoRecording
+    from stopkit.record._replay import ReplayTransport as ReplayTransport
 
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "_botocore": ("BotocoreRecorder", "BotocoreReplay"),
-        "_payloads": ("Payload", "load_payload", "load_payloads"),
-        "_recording": ("RecordingTransport",),
-        "_recordings": ("read_cassette",),
-        "_replay": ("NoRecording", "ReplayTransport"),
-    },
-    globals(),
-)
+__all__, __getattr__, __dir__ = _exports(globals(), _EXPORTS, _MOVED)

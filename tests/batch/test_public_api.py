@@ -16,7 +16,7 @@ def test_all_is_every_public_name_sorted() -> None:
     assert list(stopkit.batch.__all__) == sorted(stopkit.batch.__all__)
     for name in stopkit.batch.__all__:
         assert getattr(stopkit.batch, name) is not None
-    declared = {name for names in stopkit.batch._LAZY_MODULES.values() for name in names}
+    declared = {name for names in stopkit.batch._EXPORTS.values() for name in names}
     assert declared == set(stopkit.batch.__all__)
 
 

@@ -1,4 +1,4 @@
-"""A fake adapter and a reply builder for the provider-agnostic loop tests.
+"""The provider-agnostic loop tests' fake adapter (the shipped `stopkit.testing.FakeAdapter`).
 
 The fake adapter reads replies of the shape `reply(reason, text, calls, detail)`, so each test
 states its script in a line per reply; its messages carry the reply, for tests to inspect.
@@ -9,85 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from stopkit import Stop, StopReason, ToolCall, ToolResult, Usage
+from stopkit.testing import FakeAdapter
+
+__all__ = ["FAKE", "USER", "FakeAdapter", "add", "arun", "boom", "call", "reply", "results_of",
+           "run_in"]  # fmt: skip
 
 USER = {"role": "user", "content": "go"}
 
 
-class FakeAdapter:
-    """Reads `reply(...)` dicts; its messages carry the reply, for tests to inspect."""
-
-    name = "fake"
-    tables: dict[str, dict[str, Any]] = {}  # noqa: RUF012 -- the protocol's attribute
-
-    def detects(self, reply: Any) -> bool:
-        return isinstance(reply, dict) and reply.get("fake") is True
-
-    def detects_event(self, event: Any) -> bool:
-        return False
-
-    def normalize(self, reply: Any) -> Stop:
-        calls = tuple(
-            ToolCall.model_construct(
-                id=c["id"],
-                name=c["name"],
-                arguments=c.get("args", {}),
-                arguments_json=None,
-                complete=c.get("complete", True),
-                error=None if c.get("complete", True) else "cut off",
-            )
-            for c in reply.get("calls", ())
-        )
-        return Stop.model_construct(
-            reason=StopReason(reply["reason"]),
-            raw_reason=reply.get("raw", reply["reason"]),
-            provider="fake",
-            detail=reply.get("detail"),
-            text=reply.get("text", ""),
-            tool_calls=calls,
-            refusal=None,
-            stop_sequence=None,
-            notes=(),
-            usage=Usage(**reply["usage"]) if reply.get("usage") else None,
-            details={},
-            raw=reply,
-        )
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        return (self.normalize(reply),)
-
-    def stream(self) -> Any:
-        raise NotImplementedError
-
-    def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
-        return [{"role": "assistant", "reply": stop.raw}]
-
-    def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        return [
-            {"role": "tool", "call_id": r.call_id, "content": r.content, "is_error": r.is_error}
-            for r in results
-        ]
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        return [{"role": "assistant", "reply": stop.raw}], {"resume_id": stop.raw.get("id")}
-
-
 FAKE = FakeAdapter()
-
-
-def reply(
-    reason: str,
-    text: str = "",
-    calls: Sequence[dict[str, Any]] = (),
-    detail: str | None = None,
-    **extra: Any,
-) -> dict[str, Any]:
-    return {"fake": True, "reason": reason, "text": text, "calls": list(calls), "detail": detail,
-            **extra}  # fmt: skip
+reply = FakeAdapter.reply
 
 
 def call(call_id: str, name: str = "add", complete: bool = True, **args: Any) -> dict[str, Any]:
-    return {"id": call_id, "name": name, "args": args, "complete": complete}
+    """A fake tool call, of the `add` tool unless named."""
+    return FakeAdapter.call(call_id, name, complete, **args)
 
 
 def add(a: int, b: int) -> int:

@@ -2,7 +2,7 @@
 
 A denied call (False, or a str saying why) is answered `denied: ...` while its siblings run;
 every call is answered once. Scripted runs over the real adapters (`tests/loop/_shapes.py`).
-Deferring (`stopkit.Defer`) and resuming are in `test_resume.py`.
+Deferring (`stopkit.loop.Defer`) and resuming are in `test_resume.py`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import Defer, Termination, ToolCall
+import stopkit.loop
+from stopkit import Termination, ToolCall
+from stopkit.loop import Defer
 from stopkit.loop.events import ToolDenied
 from tests.loop._controls import MODES, ROME, Counted, loop
 from tests.loop._shapes import (

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import Budget, Termination, Usage
+from stopkit import Termination, Usage
+from stopkit.loop import Budget
 from stopkit.loop.events import BudgetWarning, UsageUnknown
 from tests.loop._controls import MODES, loop
 from tests.loop._shapes import (

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.events
 from tests.loop._fake import FAKE, USER, call, reply, run_in
 
 
@@ -72,7 +73,7 @@ def test_an_interrupt_in_call_model_propagates_after_loop_ended(mode: str) -> No
     # re-entrant formatting breaks the parser. Free it here, where nothing else runs.
     gc.collect()
     end = events[-1]
-    assert isinstance(end, stopkit.LoopEnded)
+    assert isinstance(end, stopkit.loop.events.LoopEnded)
     assert end.termination is stopkit.Termination.CANCELLED
     assert end.outcome is not None
     assert end.outcome.text == "working"

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, Finish, LoopContext, StopReason
+import stopkit.loop
+from stopkit import StopReason
+from stopkit.loop import DEFAULT_HANDLERS, Finish, LoopContext
 from stopkit.testing import ScriptedModel
 from tests._adapters import TOOL_NAMES
 from tests._payloads import PAYLOADS
@@ -32,11 +34,11 @@ def test_run_tools_runs_the_calls_of_a_tool_request_only(
     ran: list[int] = []
     seen: list[list[stopkit.ToolResult]] = []
 
-    def curious(ctx: LoopContext) -> stopkit.Action:
+    def curious(ctx: LoopContext) -> stopkit.loop.Action:
         seen.append(ctx.run_tools())
         return Finish()
 
-    async def acurious(ctx: LoopContext) -> stopkit.Action:
+    async def acurious(ctx: LoopContext) -> stopkit.loop.Action:
         seen.append(await ctx.arun_tools())
         return Finish()
 

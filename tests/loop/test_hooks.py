@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import ModelCallContext, RetryPolicy, Termination, ToolCall
+import stopkit.loop
+from stopkit import Termination, ToolCall
+from stopkit.loop import ModelCallContext, RetryPolicy
 from stopkit.loop.events import HookStopped
 from stopkit.testing import ScriptedModel
 from tests.loop._controls import MODES, Counted, loop
@@ -124,7 +126,7 @@ def test_before_tool_call_runs_before_each_tool(mode: str, p: Shapes) -> None:
     tool = Counted()
     seen: list[tuple[str, int, int]] = []
 
-    def before_tool_call(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+    def before_tool_call(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
         seen.append((call.id, ctx.turn, len(tool.cities)))
 
     outcome, _, _ = loop(
@@ -139,7 +141,7 @@ def test_a_raising_before_tool_call_stops_the_run(mode: str, p: Shapes) -> None:
     """The hook refuses Tokyo: that call does not run, the run stops, the reason is kept."""
     tool = Counted()
 
-    def before_tool_call(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+    def before_tool_call(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
         if call.arguments["city"] == "Tokyo":
             raise PermissionError("no Tokyo today")
 
@@ -171,7 +173,7 @@ def test_after_a_hook_stopped_the_run_the_later_calls_do_not_run() -> None:
     p = PROVIDERS[0]
     tool = Counted()
 
-    def before_tool_call(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+    def before_tool_call(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
         if call.id == "c1":
             raise PermissionError("stop")
 
@@ -243,10 +245,10 @@ def test_a_tool_hook_past_the_deadline_leaves_its_call_unrun(mode: str) -> None:
     p = PROVIDERS[3]
     tool = Counted()
 
-    async def slow_async(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+    async def slow_async(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
         await asyncio.sleep(1.0)
 
-    def slow(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+    def slow(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
         threading.Event().wait(1.0)
 
     outcome, model, _ = loop(

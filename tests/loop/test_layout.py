@@ -1,6 +1,6 @@
 """The loop package's shape: no import cycle, nothing below it imports it, its controls.
 
-Two public modules; the controls plugged in through one protocol; the journal below the loop.
+Its public homes; the controls plugged in through one protocol; the journal below the loop.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import importlib
 from pathlib import Path
 
 import stopkit
+import stopkit.loop
 import stopkit.loop.events
-import stopkit.loop.handlers
 from stopkit.loop._controls import Control
 
 PACKAGE = Path(stopkit.__file__).parent
@@ -94,10 +94,10 @@ def test_nothing_below_the_loop_imports_it() -> None:
 
 
 def test_the_public_loop_modules_hold_what_stopkit_exports() -> None:
-    """`stopkit.loop.handlers` and `stopkit.loop.events` are the homes of the exported names."""
+    """`stopkit.loop` and `stopkit.loop.events` are the homes of the loop's names."""
     homes = {
-        stopkit.loop.handlers: {"Action", "Continue", "DEFAULT_HANDLERS", "Escalate", "Finish",
-                                "Handler", "LoopContext", "Retry", "run_tool_calls"},
+        stopkit.loop: {"Action", "Continue", "DEFAULT_HANDLERS", "Escalate", "Finish", "Handler",
+                       "LoopContext", "Retry"},
         stopkit.loop.events: {"Escalation", "LoopEnded", "LoopEvent", "Outcome", "Termination",
                               "ToolRun", "TurnStarted"},
     }  # fmt: skip

@@ -18,19 +18,12 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import (
-    DEFAULT_HANDLERS,
-    Continue,
-    Finish,
-    LoopContext,
-    Retry,
-    Stop,
-    StopReason,
-    Termination,
-    ToolResult,
-)
+import stopkit.loop
+import stopkit.loop.events
+from stopkit import Stop, StopReason, Termination, ToolResult
+from stopkit.loop import DEFAULT_HANDLERS, Continue, Finish, LoopContext, Retry
 from stopkit.loop._ending import SYNTHESIZE_PROMPT
-from stopkit.loop.handlers import SHORTER_PROMPT
+from stopkit.loop._handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel, ScriptExhausted
 from tests.loop._fake import FAKE, USER, FakeAdapter, add, boom, call, reply, results_of
 
@@ -324,7 +317,7 @@ def test_context_window_calls_compact_once() -> None:
 
 def test_finish_truncated_policy() -> None:
     """The ready-made finish_truncated policy never retries."""
-    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.finish_truncated}
+    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.finish_truncated}
     outcome, model = run(
         [reply("output_limit", "cut", detail="max_tokens"), reply("completed")],
         handlers=handlers,
@@ -336,7 +329,7 @@ def test_finish_truncated_policy() -> None:
 
 def test_ask_for_shorter_policy() -> None:
     """ask_for_shorter drops the cut reply, asks once for a shorter answer, then gives up."""
-    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.ask_for_shorter}
+    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.ask_for_shorter}
     outcome, model = run(
         [reply("output_limit", "long", detail="max_tokens"), reply("completed", "short")],
         handlers=handlers,
@@ -359,7 +352,7 @@ def test_ask_for_shorter_policy() -> None:
 
 def test_refusal_escalates_and_never_calls_again(caplog: pytest.LogCaptureFixture) -> None:
     """A filtered reply is escalated with the original input, logged, and the model not called."""
-    escalations: list[stopkit.Escalation] = []
+    escalations: list[stopkit.loop.events.Escalation] = []
     outcome, model = run(
         [
             reply("tool_request", calls=[call("c", a=1, b=1)]),
@@ -508,7 +501,7 @@ def test_empty_final_answer_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     assert outcome.text == ""
     assert outcome.termination is Termination.COMPLETED
     assert "empty final answer (termination completed, turn 2, 1 tool calls)" in caplog.text
-    assert events[-1] == stopkit.LoopEnded(Termination.COMPLETED, 2, 1, True)
+    assert events[-1] == stopkit.loop.events.LoopEnded(Termination.COMPLETED, 2, 1, True)
 
 
 def test_synthesize_on_empty_final() -> None:
@@ -572,7 +565,7 @@ def test_handler_table_missing_a_reason_raises_naming_it() -> None:
 def test_default_handlers_are_read_only() -> None:
     """DEFAULT_HANDLERS cannot be changed in place; merging is the way."""
     with pytest.raises(TypeError):
-        DEFAULT_HANDLERS[StopReason.FILTERED] = stopkit.finish_with_text  # type: ignore[index]
+        DEFAULT_HANDLERS[StopReason.FILTERED] = stopkit.loop.finish_truncated  # type: ignore[index]
     assert set(DEFAULT_HANDLERS) == set(StopReason)
 
 
@@ -580,7 +573,7 @@ def test_overridden_handler_sees_the_context() -> None:
     """A user handler gets the stop, messages, turn, overrides, adapter and input."""
     seen: list[LoopContext] = []
 
-    def mine(ctx: LoopContext) -> stopkit.Action:
+    def mine(ctx: LoopContext) -> stopkit.loop.Action:
         seen.append(ctx)
         return Finish(text="handled", termination=Termination.COMPLETED)
 
@@ -624,7 +617,7 @@ def test_handler_can_continue_with_its_own_messages() -> None:
     """Continue appends the handler's messages and calls again."""
     nudge = {"role": "user", "content": "go on"}
 
-    def once(ctx: LoopContext) -> stopkit.Action:
+    def once(ctx: LoopContext) -> stopkit.loop.Action:
         return Continue([nudge]) if ctx.turn == 1 else Finish()
 
     outcome, model = run(
@@ -792,7 +785,7 @@ async def test_arun_timeouts_and_deadline() -> None:
 async def test_arun_async_handler_and_every_path() -> None:
     """arun_loop awaits async handlers, retries, resumes, and escalates like run_loop."""
 
-    async def polite(ctx: LoopContext) -> stopkit.Action:
+    async def polite(ctx: LoopContext) -> stopkit.loop.Action:
         await asyncio.sleep(0)
         return Finish(text="sorry", termination=Termination.FILTERED)
 
@@ -833,7 +826,7 @@ async def test_arun_synthesize() -> None:
 def test_run_tools_in_async_context_is_refused() -> None:
     """ctx.run_tools in arun_loop points to arun_tools."""
 
-    def sync_only(ctx: LoopContext) -> stopkit.Action:
+    def sync_only(ctx: LoopContext) -> stopkit.loop.Action:
         ctx.run_tools()
         return Finish()
 
@@ -879,7 +872,7 @@ def test_offline_example_runs() -> None:
 def test_approval_handler_runs_only_approved_calls() -> None:
     """A tool_request handler can run a subset and answer the rest itself, one result per call."""
 
-    def approve(ctx: LoopContext) -> stopkit.Action:
+    def approve(ctx: LoopContext) -> stopkit.loop.Action:
         allowed = [c for c in ctx.stop.tool_calls if c.name != "boom"]
         denied = [
             ToolResult(call_id=c.id, name=c.name, content="denied by policy", is_error=True)

@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, StopReason
+import stopkit.loop
+from stopkit import StopReason
+from stopkit.loop import DEFAULT_HANDLERS
 from stopkit.loop._ending import SYNTHESIZE_PROMPT
-from stopkit.loop.handlers import SHORTER_PROMPT
+from stopkit.loop._handlers import SHORTER_PROMPT
 from stopkit.testing import ScriptedModel
 from tests._adapters import NAMES
 from tests._payloads import PAYLOADS
@@ -104,7 +106,7 @@ def test_ask_for_shorter_asks_in_the_adapters_shape(name: str) -> None:
     else:
         cut, final = p.truncated("long"), p.text("short")
     model = ScriptedModel([cut, final])
-    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.ask_for_shorter}
+    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.ask_for_shorter}
     stopkit.run_loop(model, "Tell me all.", handlers=handlers)
     adapter = stopkit.get_adapter(name)
     assert model.calls[1].messages[-1] == adapter.user_message(SHORTER_PROMPT)  # type: ignore[attr-defined]

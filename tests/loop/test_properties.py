@@ -18,7 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, StopReason
+import stopkit.loop
+from stopkit import StopReason
+from stopkit.loop import DEFAULT_HANDLERS
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, reply
 from tests.loop._shapes import PROVIDERS, Shapes
@@ -44,8 +46,8 @@ raw_reply = st.fixed_dictionaries(
 policies = st.sampled_from(
     [
         DEFAULT_HANDLERS,
-        {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.ask_for_shorter},
-        {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.finish_truncated},
+        {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.ask_for_shorter},
+        {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.finish_truncated},
     ]
 )
 settings_strategy = st.fixed_dictionaries(

@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, StopReason, Termination
+import stopkit.loop
+import stopkit.loop.events
+import stopkit.record
+from stopkit import StopReason, Termination
+from stopkit.loop import DEFAULT_HANDLERS
 from stopkit.loop._ending import SYNTHESIZE_PROMPT
 from stopkit.testing import ScriptedModel
 from tests.loop._shapes import (
@@ -158,7 +162,7 @@ def test_unparseable_call_is_never_run(p: OpenAIChat | OpenAIResponses) -> None:
 
 def test_refusal_never_calls_again(p: Shapes) -> None:
     """A filtered reply is escalated with the original input; the model is not called again."""
-    escalations: list[stopkit.Escalation] = []
+    escalations: list[stopkit.loop.events.Escalation] = []
     outcome, model = run(
         p, [p.tools([paris()]), p.refusal(), p.text("never")], on_escalate=escalations.append
     )
@@ -262,7 +266,7 @@ def test_empty_final_answer(p: Shapes, caplog: pytest.LogCaptureFixture) -> None
         outcome, _ = run(p, [p.tools([paris()]), p.text("")], on_event=events.append)
     assert outcome.text == ""
     assert outcome.termination is Termination.COMPLETED
-    assert events[-1] == stopkit.LoopEnded(Termination.COMPLETED, 2, 1, True)
+    assert events[-1] == stopkit.loop.events.LoopEnded(Termination.COMPLETED, 2, 1, True)
     assert "empty final answer" in caplog.text
 
 
@@ -301,8 +305,8 @@ async def test_arun_parallel_calls(p: Shapes) -> None:
 def test_handler_override(p: Shapes) -> None:
     """A user handler replaces one default: here, a refusal gets a canned answer."""
 
-    def canned(ctx: stopkit.LoopContext) -> stopkit.Action:
-        return stopkit.Finish(text="Sorry, I can't help with that.")
+    def canned(ctx: stopkit.loop.LoopContext) -> stopkit.loop.Action:
+        return stopkit.loop.Finish(text="Sorry, I can't help with that.")
 
     outcome, model = run(
         p,
@@ -349,7 +353,7 @@ def test_streaming_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[
 
     from tests._wrap_clients import RECORDINGS
 
-    replay = stopkit.ReplayTransport(
+    replay = stopkit.record.ReplayTransport(
         [RECORDINGS / "anthropic" / f"{name}.stream.json" for name in ("tool_use", "end_turn")]
     )
     sent: list[dict[str, Any]] = []
@@ -380,7 +384,7 @@ def test_streaming_loop_with_the_anthropic_client(capsys: pytest.CaptureFixture[
         )
 
     def show(event: Any) -> None:  # the text, as it arrives
-        if isinstance(event, stopkit.TextDelta):
+        if isinstance(event, stopkit.loop.events.TextDelta):
             print(event.text, end="", flush=True)
 
     outcome = stopkit.run_loop(
@@ -407,7 +411,7 @@ def test_a_str_prompt_to_google_genai_without_an_adapter_names_the_fix() -> None
     """google-genai refuses the default shape of a str prompt: one line says to pass the adapter."""
     from tests import _wrap_clients as sdk
 
-    transport = stopkit.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.json")
+    transport = stopkit.record.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.json")
     client = sdk.client("gemini", transport)
 
     def call_model(messages: list[Any], **overrides: Any) -> Any:

@@ -23,18 +23,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import stopkit
-from stopkit import (
-    DEFAULT_HANDLERS,
-    LoopEnded,
-    ModelCallError,
-    ModelCallFailed,
-    RetryPolicy,
-    StopReason,
-    Termination,
-)
+import stopkit.loop
+from stopkit import ModelCallError, StopReason, Termination
+from stopkit.loop import DEFAULT_HANDLERS, RetryPolicy
 from stopkit.loop._arguments import argument_problem
 from stopkit.loop._retry import is_transient
 from stopkit.loop._runner import CANCELLED, MAX_ERROR_CHARS
+from stopkit.loop.events import LoopEnded, ModelCallFailed
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, add, call, reply, results_of
 from tests.loop._shapes import (
@@ -800,7 +795,7 @@ def test_loop_logs_are_bounded_and_credential_free(caplog: pytest.LogCaptureFixt
         run([reply("unknown", raw=deep)], overrides=overrides)
         run([TimeoutError("z" * 1_000_000), reply("completed", "")], overrides=overrides,
             retry=RetryPolicy(backoff=0))  # fmt: skip
-        always = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: lambda ctx: stopkit.Retry({})}
+        always = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: lambda ctx: stopkit.loop.Retry({})}
         run([reply("output_limit")], overrides=overrides, handlers=always)
         run([reply("tool_request", calls=[{"id": "c", "name": "add", "args": {"a": "q" * 10**6}}]),
              reply("completed", "ok")], overrides=overrides)  # fmt: skip

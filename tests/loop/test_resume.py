@@ -1,4 +1,4 @@
-"""Deferring a tool call to a person (`stopkit.Defer`), and resuming the run from its outcome.
+"""Deferring a tool call to a person (`stopkit.loop.Defer`), and resuming the run from its outcome.
 
 A deferred run ends `awaiting_approval`, its pending calls listed; `resume_loop(outcome,
 approvals)` goes on from exactly there: the paused turn's reply is not asked for again, the
@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import Defer, Termination, ToolCall
+import stopkit.loop
+from stopkit import Termination, ToolCall
+from stopkit.loop import Defer
 from stopkit.loop.events import LoopEnded, LoopEvent, ToolDeferred
 from stopkit.testing import ScriptedModel
 from tests.loop._controls import MODES, ROME, Counted, drive
@@ -158,7 +160,7 @@ def test_an_outcome_resumes_once_and_a_second_resume_names_the_run(mode: str) ->
     resumed = resume(mode, paused, {"call_t": True})
     calls = len(model.calls)
     for again, decision in ((paused, True), (paused, "no"), (dataclasses.replace(paused), True)):
-        with pytest.raises(stopkit.AlreadyResumed, match=r"awaiting approval of get_weather "
+        with pytest.raises(stopkit.loop.AlreadyResumed, match=r"awaiting approval of get_weather "
                            r"\(call_t\) was resumed already") as raised:  # fmt: skip
             resume(mode, again, {"call_t": decision})
         assert raised.value.run_id is None
@@ -207,7 +209,7 @@ def test_resumes_from_threads_run_the_approved_call_once() -> None:
     def resume_once(_: int) -> str:
         try:
             return type(stopkit.resume_loop(paused, {"call_t": True})).__name__
-        except stopkit.AlreadyResumed:
+        except stopkit.loop.AlreadyResumed:
             return "AlreadyResumed"
 
     with ThreadPoolExecutor(4) as pool:
@@ -273,7 +275,7 @@ def test_a_resumed_run_keeps_its_budget_tally() -> None:
     """The budget goes on from what the paused run spent: 30 of 30 after the resumed turn."""
     p = PROVIDERS[2]
     model = ScriptedModel(script_of(p))
-    paused = start("run_loop", model, p, defer_tokyo, budget=stopkit.Budget(max_tokens=30))
+    paused = start("run_loop", model, p, defer_tokyo, budget=stopkit.loop.Budget(max_tokens=30))
     resumed = stopkit.resume_loop(paused, {"call_t": True})
     assert resumed.termination is Termination.BUDGET_EXCEEDED
     assert len(model.calls) == 2

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.events
 from stopkit import Termination
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, call, reply, results_of
@@ -49,7 +50,7 @@ def test_an_unreadable_reply_mid_run_ends_it_as_unknown_keeping_everything(
     assert outcome.escalation is not None
     assert outcome.escalation.reason == "unknown (unsupported_reply)"
     assert outcome.text == ""
-    assert isinstance(events[-1], stopkit.LoopEnded)
+    assert isinstance(events[-1], stopkit.loop.events.LoopEnded)
     assert "not a reply stopkit can read" in caplog.text
 
 

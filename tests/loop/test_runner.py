@@ -16,6 +16,7 @@ import pydantic
 import pytest
 
 import stopkit
+import stopkit.loop.events
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, call, reply, run_in
 
@@ -150,7 +151,7 @@ def test_anything_a_tool_raises_is_its_error_result(
         shown = "RuntimeError: coroutine raised StopIteration"
     assert (result.is_error, result.content) == (True, shown)
     assert outcome.termination is stopkit.Termination.COMPLETED
-    assert isinstance(events[-1], stopkit.LoopEnded)
+    assert isinstance(events[-1], stopkit.loop.events.LoopEnded)
 
 
 async def test_a_tool_raising_cancelled_error_does_not_cancel_the_run() -> None:
@@ -195,7 +196,7 @@ def test_an_interrupt_propagates_after_loop_ended_carries_the_outcome(
     with pytest.raises(type(interrupt)):
         run_in(mode, model, **settings)
     end = events[-1]
-    assert isinstance(end, stopkit.LoopEnded)
+    assert isinstance(end, stopkit.loop.events.LoopEnded)
     assert end.termination is stopkit.Termination.CANCELLED
     assert end.outcome is not None
     answered = {m["call_id"]: m["content"] for m in end.outcome.messages if m["role"] == "tool"}

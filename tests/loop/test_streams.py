@@ -1,6 +1,6 @@
 """A streaming `call_model` (`stopkit/loop/_streams.py`): the loop reads the stream it returns.
 
-Real SDK clients run over recorded streams (`stopkit.ReplayTransport`); `call_model` returns
+Real SDK clients run over recorded streams (`stopkit.record.ReplayTransport`); `call_model` returns
 the SDK's own stream object, and the loop reads it with the adapter's accumulator, reporting
 the text as it arrives.
 """
@@ -16,7 +16,10 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import Termination, TextDelta
+import stopkit.loop.events
+import stopkit.record
+from stopkit import Termination
+from stopkit.loop.events import TextDelta
 from tests import _wrap_clients as sdk
 from tests._payloads import PAYLOADS
 from tests.loop._validate import assert_valid_transcript
@@ -70,7 +73,7 @@ def check(folder: str, outcome: stopkit.Outcome, events: list[Any]) -> None:
 def test_run_loop_reads_the_sdks_own_stream(folder: str) -> None:
     """`call_model` returns `create(stream=True)`'s stream (a generator for Gemini)."""
     client = sdk.client(
-        folder, stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+        folder, stopkit.record.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
     )
     events: list[Any] = []
 
@@ -86,7 +89,7 @@ def test_run_loop_reads_the_sdks_own_stream(folder: str) -> None:
 @pytest.mark.parametrize("folder", list(TURNS))
 async def test_arun_loop_reads_the_sdks_own_async_stream(folder: str) -> None:
     """An async `call_model` returns the async client's stream; `async for` reads it."""
-    transport = stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+    transport = stopkit.record.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
     client = sdk.client(folder, transport, is_async=True)
     events: list[Any] = []
 
@@ -114,7 +117,7 @@ def test_the_sdks_stream_helpers_are_entered_and_read(folder: str, is_async: boo
     Each is a context manager whose helper stream yields derived events beside the wire ones
     (openai's chat helper wraps each chunk in a `ChunkEvent`): the loop reads the wire events.
     """
-    transport = stopkit.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
+    transport = stopkit.record.ReplayTransport([recorded(folder, name) for name in TURNS[folder]])
     client = sdk.client(folder, transport, is_async=is_async)
     events: list[Any] = []
 
@@ -182,7 +185,7 @@ def test_an_iterable_of_events_is_a_stream(folder: str, mode: str) -> None:
 def test_a_stream_cut_short_is_unknown_and_escalated() -> None:
     """A stream that ends before its terminal event is `unknown` (`stream_incomplete`)."""
     events = payload_events("anthropic", "end_turn_text")[:-2]
-    escalated: list[stopkit.Escalation] = []
+    escalated: list[stopkit.loop.events.Escalation] = []
     outcome = stopkit.run_loop(lambda m, **kw: iter(events), "hi", on_escalate=escalated.append)
     assert outcome.termination is Termination.UNKNOWN
     assert outcome.stop is not None

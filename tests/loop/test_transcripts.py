@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, StopReason
+import stopkit.loop
+from stopkit import StopReason
+from stopkit.loop import DEFAULT_HANDLERS
 from stopkit.testing import ScriptedModel
 from tests._adapters import NAMES
 from tests._payloads import PAYLOADS
@@ -67,7 +69,7 @@ def test_a_long_run_sends_only_valid_requests(p: Shapes) -> None:
 def test_ask_for_shorter_sends_valid_requests(p: Shapes) -> None:
     """The message `ask_for_shorter` appends is one the SDK accepts."""
     model = ScriptedModel([p.truncated("long"), p.text("short")])
-    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.ask_for_shorter}
+    handlers = {**DEFAULT_HANDLERS, StopReason.OUTPUT_LIMIT: stopkit.loop.ask_for_shorter}
     outcome = stopkit.run_loop(model, "Tell me.", adapter=p.name, handlers=handlers)
     assert outcome.text == "short"
     assert_every_request_valid(p.name, model, outcome)
@@ -96,7 +98,7 @@ def test_bedrock_cohere_and_ollama_runs_send_valid_requests(name: str, shorter: 
     model = ScriptedModel([payload(name, f) for f in (tool_file, cut_file, final_file)])
     handlers = dict(DEFAULT_HANDLERS)
     if shorter:
-        handlers[StopReason.OUTPUT_LIMIT] = stopkit.ask_for_shorter
+        handlers[StopReason.OUTPUT_LIMIT] = stopkit.loop.ask_for_shorter
     outcome = stopkit.run_loop(
         model, "hi", adapter=name, tools=tools, max_tokens=100, handlers=handlers
     )

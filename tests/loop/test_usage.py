@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, ModelCallError, StopReason, Termination, Usage
-from stopkit.loop.handlers import Retry
+from stopkit import ModelCallError, StopReason, Termination, Usage
+from stopkit.loop import DEFAULT_HANDLERS, Retry
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, call, reply
 from tests.loop._shapes import PROVIDERS, TOOLS, Shapes, paris

@@ -13,6 +13,7 @@ import pytest
 from opentelemetry import trace
 
 import stopkit
+import stopkit.loop
 from stopkit.loop import events
 from stopkit.loop.events import LoopEvent
 from stopkit.testing import ScriptedModel
@@ -26,19 +27,19 @@ def asking(*calls: dict[str, Any]) -> dict[str, Any]:
     return reply("tool_request", calls=list(calls), **SPENT)
 
 
-def stopping(ctx: stopkit.ModelCallContext) -> None:
+def stopping(ctx: stopkit.loop.ModelCallContext) -> None:
     if ctx.turn == 2:
         raise PermissionError("quota spent")
 
 
-def approve(call: stopkit.ToolCall) -> bool | str | stopkit.Defer:
-    return {"c1": True, "c2": "not on Fridays", "c3": stopkit.Defer("a person looks")}[call.id]
+def approve(call: stopkit.ToolCall) -> bool | str | stopkit.loop.Defer:
+    return {"c1": True, "c2": "not on Fridays", "c3": stopkit.loop.Defer("a person looks")}[call.id]
 
 
 CONTROLS = [
     (
         [asking(call("c1", a=1, b=1)), asking(call("c2", a=2, b=2)), reply("completed", "4")],
-        {"budget": stopkit.Budget(max_tokens=30, warn_at=0.5)},
+        {"budget": stopkit.loop.Budget(max_tokens=30, warn_at=0.5)},
         [("stopkit.budget_warning", {"stopkit.turn": 2, "stopkit.budget.spent_tokens": 15,
                                      "stopkit.budget.unknown_replies": 0,
                                      "stopkit.budget.max_tokens": 30}),
@@ -46,7 +47,7 @@ CONTROLS = [
     ),
     (
         [reply("completed", "hi")],
-        {"budget": stopkit.Budget(cost=lambda usage: 0.0, max_cost=1.0)},
+        {"budget": stopkit.loop.Budget(cost=lambda usage: 0.0, max_cost=1.0)},
         [("stopkit.usage_unknown", {"stopkit.turn": 1, "stopkit.stop.provider": "fake",
                                     "stopkit.usage.missing": ("input_tokens", "output_tokens")})],
     ),

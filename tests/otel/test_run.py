@@ -12,7 +12,10 @@ import pytest
 from opentelemetry import trace
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, ModelCallError, RetryPolicy, StopReason
+import stopkit.loop
+import stopkit.loop.journal
+from stopkit import ModelCallError, StopReason
+from stopkit.loop import DEFAULT_HANDLERS, RetryPolicy
 from stopkit.otel import _names
 from stopkit.testing import ScriptedModel
 from tests.loop._fake import FAKE, USER, call, reply
@@ -119,7 +122,7 @@ def test_a_model_error_after_a_turn_claims_no_final_reason(otel: Recorded) -> No
 def test_a_handler_that_raises_ends_the_run_span(otel: Recorded) -> None:
     """A run that raises out of a handler still ends its span, in error, with the type."""
 
-    def broken(ctx: stopkit.LoopContext) -> stopkit.Action:
+    def broken(ctx: stopkit.loop.LoopContext) -> stopkit.loop.Action:
         raise ValueError("handler bug")
 
     with pytest.raises(ValueError, match="handler bug"):
@@ -309,9 +312,9 @@ def test_the_agent_span_is_current_in_handlers(otel: Recorded) -> None:
     """A handler (a compaction hook, an audit) runs under the run's agent span."""
     seen: list[str] = []
 
-    def audited(ctx: stopkit.LoopContext) -> stopkit.Action:
+    def audited(ctx: stopkit.loop.LoopContext) -> stopkit.loop.Action:
         seen.append(trace.get_current_span().name)  # type: ignore[attr-defined]
-        return stopkit.Finish()
+        return stopkit.loop.Finish()
 
     fake_run([reply("completed", "hi")],
              handlers={**DEFAULT_HANDLERS, StopReason.COMPLETED: audited})  # fmt: skip
@@ -321,7 +324,7 @@ def test_the_agent_span_is_current_in_handlers(otel: Recorded) -> None:
 
 def test_a_durable_run_traces_only_the_calls_it_makes(tmp_path: Any, otel: Recorded) -> None:
     """Rerunning a recorded run replays its steps: no model-call or tool span, the same usage."""
-    journal = stopkit.SqliteJournal(tmp_path / "runs.db")
+    journal = stopkit.loop.journal.SqliteJournal(tmp_path / "runs.db")
     script = [reply("tool_request", calls=[call("c1", a=1, b=2)], usage={"output_tokens": 3}),
               reply("completed", "3", usage={"output_tokens": 1})]  # fmt: skip
     settings = {"tools": {"add": lambda a, b: a + b}, "journal": journal, "run_id": "r1"}
@@ -346,7 +349,7 @@ def test_a_replayed_run_counts_as_the_live_one(tmp_path: Any, otel: Recorded) ->
     assert p.name == "anthropic"
     cached = {"input_tokens": 10, "output_tokens": 5, "cache_read_input_tokens": 100}
     script = [{**p.tools([paris()]), "usage": cached}, {**p.text("18 °C."), "usage": cached}]
-    journal = stopkit.SqliteJournal(tmp_path / "runs.db")
+    journal = stopkit.loop.journal.SqliteJournal(tmp_path / "runs.db")
     settings = {"tools": TOOLS, "journal": journal, "run_id": "r1"}
     stopkit.run_loop(ScriptedModel(script), [p.user], **settings)
     stopkit.run_loop(ScriptedModel([]), [p.user], **settings)  # every step replayed
@@ -365,7 +368,7 @@ def test_a_refused_resume_leaves_no_span_behind(otel: Recorded) -> None:
     model = ScriptedModel([reply("tool_request", calls=[call("c1", a=1, b=2)])])
     outcome = asyncio.run(stopkit.arun_loop(model.acall, [USER], adapter=FAKE,
                                             tools={"add": lambda a, b: a + b},
-                                            approve=lambda call: stopkit.Defer()))  # fmt: skip
+                                            approve=lambda call: stopkit.loop.Defer()))  # fmt: skip
     with pytest.raises(TypeError, match="aresume_loop"):
         stopkit.resume_loop(outcome, {"c1": True})
     assert no_span_left_current()

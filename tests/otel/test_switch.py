@@ -97,7 +97,7 @@ def test_the_conventions_content_switch(
     value: str, captured: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` turns capture on for span content."""
-    monkeypatch.setenv(stopkit.otel.CAPTURE_CONTENT_ENV, value)
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", value)
     with recording() as recorded:
         stopkit.otel.instrument(recorded.tracer_provider)  # capture_content from the variable
         tool_run()

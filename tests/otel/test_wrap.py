@@ -18,6 +18,7 @@ import pytest
 
 import stopkit
 import stopkit.otel
+import stopkit.record
 from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 from tests.otel._telemetry import Recorded
@@ -47,7 +48,7 @@ def _stream_recording(folder: str) -> Path:
 
 def wrapped(folder: str, source: Any, *, is_async: bool = False) -> tuple[Any, list[Any]]:
     seen: list[stopkit.Stop] = []
-    transport = stopkit.ReplayTransport(source)
+    transport = stopkit.record.ReplayTransport(source)
     client = sdk.client(folder, transport, is_async=is_async)
     return stopkit.wrap(client, on_stop=seen.append), seen
 

@@ -18,6 +18,8 @@ import pytest
 from botocore.config import Config
 
 import stopkit
+import stopkit.record
+import stopkit.testing
 from stopkit.record import BotocoreRecorder, BotocoreReplay
 from tests._loopback import Loopback
 
@@ -90,7 +92,7 @@ def test_a_recorded_session_holds_no_credential_and_replays_offline(
     assert stream_file["aws_event_types"][:2] == ["messageStart", "contentBlockDelta"]
     invoke_file = json.loads(recorder.written[2].read_text())["response"]
     assert invoke_file["events"][0]["generation"] == "\n\n"  # the chunk's own JSON, decoded
-    assert stopkit.record.load_payload(recorder.written[2]).stop().reason == "output_limit"
+    assert stopkit.testing.load_payload(recorder.written[2]).stop().reason == "output_limit"
     loopback.close()
 
     replayed = _client()  # nothing listens there: only the replay answers
@@ -120,7 +122,7 @@ def test_a_request_with_no_recording_left_is_no_recording() -> None:
     client = _client()
     replay = BotocoreReplay([PAYLOADS / "bedrock" / "end_turn.json"]).attach(client)
     client.converse(**CONVERSE)
-    with pytest.raises(stopkit.NoRecording, match=r"no recording for POST .*/converse"):
+    with pytest.raises(stopkit.record.NoRecording, match=r"no recording for POST .*/converse"):
         client.converse(**CONVERSE)
     assert len(replay.misses) == 1
     replay.detach(client)

@@ -10,6 +10,7 @@ import pytest
 import vcr
 
 import stopkit
+import stopkit.record
 from stopkit.pytest_plugin import ReplayFactory
 from stopkit.testing import ScriptedModel, cassette_replies
 from tests import _wrap_clients as sdk
@@ -49,10 +50,10 @@ def _replayed(folder: str, transport: Any, stream: bool) -> Any:
 def test_a_cassette_replays_into_the_real_clients(encoding: str | None, tmp_path: Path) -> None:
     """anthropic, openai and google-genai read from a cassette what they read from the wire."""
     cassette = _recorded(tmp_path, CALLS, encoding)
-    transport = stopkit.ReplayTransport.from_cassette(cassette)
+    transport = stopkit.record.ReplayTransport.from_cassette(cassette)
     for folder, name in CALLS:
         stream = ".stream." in name
-        direct = stopkit.ReplayTransport(sdk.RECORDINGS / folder / name)
+        direct = stopkit.record.ReplayTransport(sdk.RECORDINGS / folder / name)
         assert _replayed(folder, transport, stream) == _replayed(folder, direct, stream), name
     assert transport.unserved == []
 
@@ -60,7 +61,7 @@ def test_a_cassette_replays_into_the_real_clients(encoding: str | None, tmp_path
 def test_a_cassette_replays_by_request(tmp_path: Path) -> None:
     """With `match="request"`, a cassette's exchange is found by method, path and body."""
     calls = [("anthropic", "end_turn.json"), ("openai_chat", "stop.stream.json")]
-    transport = stopkit.ReplayTransport.from_cassette(
+    transport = stopkit.record.ReplayTransport.from_cassette(
         _recorded(tmp_path, calls, None), match="request"
     )
     events = sdk.call("openai_chat", sdk.client("openai_chat", transport), True)  # second first

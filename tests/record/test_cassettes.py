@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit.record import Payload, load_payload, read_cassette
+from stopkit.record import read_cassette
+from stopkit.testing import Payload, load_payload
 from tests.record import _cassettes as tape
 
 # Each SDK call of a cassette, the recording that answers it, and the compression it is sent

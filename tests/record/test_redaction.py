@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 import stopkit
+import stopkit.record
 
 SECRET = "tok-Zq9VvTg2bQ7xYtL3"
 REPLY = {"type": "message", "role": "assistant", "content": [], "stop_reason": "end_turn"}
@@ -18,7 +19,7 @@ REPLY = {"type": "message", "role": "assistant", "content": [], "stop_reason": "
 def _record(tmp_path: Path, send: Any, response: httpx.Response | None = None) -> dict[str, Any]:
     """Send one request through a RecordingTransport; return the file it wrote, and check it."""
     answer = response or httpx.Response(200, json=REPLY)
-    recorder = stopkit.RecordingTransport(
+    recorder = stopkit.record.RecordingTransport(
         tmp_path, wrapped=httpx.MockTransport(lambda request: answer)
     )
     with httpx.Client(transport=recorder) as client:
@@ -104,7 +105,7 @@ def test_redacted_form_requests_replay_by_request(tmp_path: Path, kind: str) -> 
         )
 
     _record(tmp_path, send)
-    transport = stopkit.ReplayTransport(tmp_path, match="request")
+    transport = stopkit.record.ReplayTransport(tmp_path, match="request")
     with httpx.Client(transport=transport) as client:
         assert send(client).json() == REPLY
     assert transport.misses == []
@@ -118,13 +119,13 @@ def test_a_secret_in_a_response_body_is_redacted(tmp_path: Path) -> None:
     session = {"id": "sess_1", "object": "realtime.session", "model": "gpt-realtime",
                "client_secret": {"value": f"ek_{SECRET}", "expires_at": 1700000000}}  # fmt: skip
     live = httpx2.MockTransport(lambda request: httpx2.Response(200, json=session))
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=live)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=live)
     client = openai.OpenAI(api_key="sk-test", http_client=httpx2.Client(transport=recorder))
     assert client.beta.realtime.sessions.create(model="gpt-realtime").client_secret.value == (
         f"ek_{SECRET}"
     )  # the caller gets the real reply
     assert SECRET not in recorder.written[0].read_text()
-    replay = httpx2.Client(transport=stopkit.ReplayTransport(tmp_path))
+    replay = httpx2.Client(transport=stopkit.record.ReplayTransport(tmp_path))
     offline = openai.OpenAI(api_key="sk-test", http_client=replay, max_retries=0)
     replayed = offline.beta.realtime.sessions.create(model="gpt-realtime")
     assert (replayed.client_secret.value, replayed.client_secret.expires_at) == (
@@ -201,7 +202,7 @@ def test_requests_holding_secrets_in_json_strings_replay_by_request(tmp_path: Pa
         return client.post("https://x.test/v1/chat/completions", json=body)
 
     _record(tmp_path, send)
-    transport = stopkit.ReplayTransport(tmp_path, match="request")
+    transport = stopkit.record.ReplayTransport(tmp_path, match="request")
     with httpx.Client(transport=transport) as client:
         assert send(client).json() == REPLY
     assert transport.misses == []
@@ -217,7 +218,7 @@ _JWT = (
 def test_a_jwt_in_an_assertion_form_field_is_redacted(tmp_path: Path) -> None:
     """The JWT-bearer grant's `assertion` (google-auth's token exchange) is redacted."""
     form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": _JWT}
-    recorder = stopkit.RecordingTransport(
+    recorder = stopkit.record.RecordingTransport(
         tmp_path, wrapped=httpx.MockTransport(lambda request: httpx.Response(200, json=REPLY))
     )
     with httpx.Client(transport=recorder) as client:

@@ -19,6 +19,7 @@ import httpx2
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit.record._payloads import load_payload
 from tests._loopback import Loopback
 from tests.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
@@ -126,7 +127,7 @@ def test_the_client_replays_through_the_transport_where_the_docs_say(form: Form)
     if payload.events is not None:  # served in the framing the SDK reads
         payload = type(payload)(path, events=payload.events,
                                 response={"content_type": form.content_type})  # fmt: skip
-    transport = stopkit.ReplayTransport([payload])
+    transport = stopkit.record.ReplayTransport([payload])
     seen: list[stopkit.Stop] = []
 
     async def main() -> None:
@@ -152,7 +153,7 @@ def test_an_ndjson_stream_is_recorded_as_its_events_and_replayed_line_by_line(
     server = Loopback()
     server.serve(Path(__file__).parent.parent / "payloads" / "ollama" / "stop.stream.json",
                  content_type=NDJSON)  # fmt: skip
-    recorder = stopkit.RecordingTransport(tmp_path)
+    recorder = stopkit.record.RecordingTransport(tmp_path)
     import ollama
 
     chat = {"model": "qwen3:14b", "messages": [{"role": "user", "content": "Hi"}], "stream": True}
@@ -165,6 +166,6 @@ def test_an_ndjson_stream_is_recorded_as_its_events_and_replayed_line_by_line(
     assert recorded.events is not None
     assert recorded.response["content_type"] == NDJSON
     assert len(recorded.events) == len(live)
-    again = list(_ollama(stopkit.ReplayTransport(file), False).chat(**chat))
+    again = list(_ollama(stopkit.record.ReplayTransport(file), False).chat(**chat))
     assert [c.model_dump() for c in again] == [c.model_dump() for c in live]
     assert stopkit.normalize_stream(again).reason == "completed"

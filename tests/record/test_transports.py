@@ -15,6 +15,7 @@ import openai
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit._secrets import redact_value as redact_body
 from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
@@ -32,7 +33,7 @@ def _echo(lib: Any, body: Any = REPLY, status: int = 200, **headers: str) -> Any
 def test_recording_writes_numbered_exchange_files(lib: Any, tmp_path: Path) -> None:
     """Each exchange becomes one numbered file; numbering continues after existing files."""
     (tmp_path / "0007-post-old.json").write_text("{}")
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=_echo(lib))
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=_echo(lib))
     with lib.Client(transport=recorder) as client:
         assert client.post("https://api.example.com/v1/messages", json={"a": 1}).json() == REPLY
         client.get("https://api.example.com/v1/models?page=2")
@@ -58,7 +59,7 @@ def test_recording_stores_the_decoded_body_of_a_gzipped_response(tmp_path: Path)
             headers={"content-encoding": "gzip", "content-type": "application/json"},
         )
     )
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=mock)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=mock)
     with httpx.Client(transport=recorder) as client:
         assert client.get("https://x.test/v1/a").json() == REPLY
     assert json.loads(recorder.written[0].read_text())["response"]["body"] == REPLY
@@ -82,7 +83,7 @@ def test_body_redaction_is_by_exact_key_whatever_the_case() -> None:
 
 def test_url_userinfo_and_secret_query_values_are_redacted(tmp_path: Path) -> None:
     """Credentials in the URL (user:password@, `key=`, `access_token=`) never reach the file."""
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx))
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=_echo(httpx))
     with httpx.Client(transport=recorder) as client:
         client.get(
             "https://alice:hunter2-secret@x.test/v1/a?key=AIzaSECRET123&access_token=tok-SECRET9&n=1"
@@ -103,7 +104,7 @@ def test_a_secret_echoed_in_the_response_is_scrubbed(tmp_path: Path) -> None:
             400, json={"error": f"bad key {request.headers['x-api-key']}"}
         )
     )
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=echo)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=echo)
     with httpx.Client(transport=recorder) as client:
         client.post("https://x.test/v1/messages", headers={"x-api-key": key}, json={})
     text = recorder.written[0].read_text()
@@ -119,22 +120,22 @@ def test_a_secret_echoed_in_the_response_is_scrubbed(tmp_path: Path) -> None:
 def test_an_error_response_replays_as_the_sdk_error(tmp_path: Path) -> None:
     """A recorded 4xx is served back with its status, so the SDK raises its own error."""
     error = {"type": "error", "error": {"type": "invalid_request_error", "message": "nope"}}
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx2, error, 400))
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=_echo(httpx2, error, 400))
     client = sdk.client("anthropic", recorder)
     with pytest.raises(anthropic.BadRequestError):
         sdk.call("anthropic", client, False)
-    replayed = sdk.client("anthropic", stopkit.ReplayTransport(tmp_path))
+    replayed = sdk.client("anthropic", stopkit.record.ReplayTransport(tmp_path))
     with pytest.raises(anthropic.BadRequestError, match="nope"):
         sdk.call("anthropic", replayed, False)
 
 
 def test_replay_by_order_then_no_recording_names_the_request() -> None:
     """In order, recordings are served one by one; one request too many raises NoRecording."""
-    transport = stopkit.ReplayTransport(sdk.RECORDINGS / "openai_chat" / "stop.json")
+    transport = stopkit.record.ReplayTransport(sdk.RECORDINGS / "openai_chat" / "stop.json")
     with httpx.Client(transport=transport) as client:
         reply = client.post("https://x.test/v1/chat/completions?key=AIzaSECRET123", json={})
         assert reply.json()["choices"][0]["finish_reason"] == "stop"
-        with pytest.raises(stopkit.NoRecording) as caught:
+        with pytest.raises(stopkit.record.NoRecording) as caught:
             client.post("https://x.test/v1/chat/completions?key=AIzaSECRET123", json={})
     message = str(caught.value)
     assert "POST https://x.test/v1/chat/completions?key=REDACTED" in message
@@ -148,17 +149,18 @@ def test_replay_by_order_then_no_recording_names_the_request() -> None:
 def test_replay_by_request_matches_method_path_and_body(tmp_path: Path) -> None:
     """By request, the recording whose method, path and body match is served, in any order."""
     files = [sdk.RECORDINGS / "anthropic" / n for n in ("end_turn.json", "end_turn.stream.json")]
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=stopkit.ReplayTransport(files))
+    replay = stopkit.record.ReplayTransport(files)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=replay)
     sdk.call("anthropic", sdk.client("anthropic", recorder), False)
     sdk.call("anthropic", sdk.client("anthropic", recorder), True)
-    transport = stopkit.ReplayTransport(tmp_path, match="request")
+    transport = stopkit.record.ReplayTransport(tmp_path, match="request")
     client = sdk.client("anthropic", transport)
     events = sdk.call("anthropic", client, True)  # the second file first
     assert events[-1].type == "message_stop"
     assert sdk.call("anthropic", client, False).stop_reason == "end_turn"
     with pytest.raises(anthropic.APIConnectionError) as caught:  # the SDK wraps transport errors
         client.messages.create(model="other", max_tokens=1, messages=sdk.MESSAGES)
-    assert isinstance(caught.value.__cause__, stopkit.NoRecording)
+    assert isinstance(caught.value.__cause__, stopkit.record.NoRecording)
     assert "0001-post-v1-messages.json" in str(caught.value.__cause__)
     assert transport.misses == [caught.value.__cause__]
 
@@ -182,7 +184,7 @@ def test_a_replay_miss_is_each_sdks_connection_error(
     folder: str, stream: bool, is_async: bool
 ) -> None:
     """A request with no recording raises the SDK's connection error, the NoRecording in it."""
-    transport = stopkit.ReplayTransport([])
+    transport = stopkit.record.ReplayTransport([])
     client = sdk.client(folder, transport, is_async=is_async)
     raised, where = MISSED_AS[folder]
 
@@ -194,7 +196,7 @@ def test_a_replay_miss_is_each_sdks_connection_error(
     with pytest.raises(raised) as caught:
         request()
     miss = caught.value if where == "itself" else caught.value.__cause__
-    assert isinstance(miss, stopkit.NoRecording)
+    assert isinstance(miss, stopkit.record.NoRecording)
     assert isinstance(miss, httpx.TransportError)
     assert transport.misses == [miss]
     assert "no recording for POST" in str(miss)
@@ -204,7 +206,7 @@ def test_case_file_events_are_served_as_server_sent_events() -> None:
     """A stream's events are served as SSE, named by their type; a recorded `[DONE]` is kept."""
     anthropic_case = Payload(None, events=[{"type": "ping"}, {"type": "message_stop"}])
     chat = sdk.RECORDINGS / "openai_chat" / "stop.stream.json"
-    with httpx.Client(transport=stopkit.ReplayTransport([anthropic_case, chat])) as client:
+    with httpx.Client(transport=stopkit.record.ReplayTransport([anthropic_case, chat])) as client:
         first = client.get("https://x.test/a")
         second = client.get("https://x.test/b")
     assert first.headers["content-type"] == "text/event-stream"
@@ -220,18 +222,18 @@ def test_async_replay_and_bad_match() -> None:
     """The async path serves recordings too; an unknown `match` is refused."""
 
     async def main() -> Any:
-        transport = stopkit.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.stream.json")
+        transport = stopkit.record.ReplayTransport(sdk.RECORDINGS / "gemini" / "stop.stream.json")
         async with httpx2.AsyncClient(transport=transport) as client:
             return (await client.get("https://x.test/a")).text
 
     assert asyncio.run(main()).startswith("data: {")
     with pytest.raises(ValueError, match="match must be"):
-        stopkit.ReplayTransport(sdk.RECORDINGS, match="fuzzy")  # type: ignore[arg-type]
+        stopkit.record.ReplayTransport(sdk.RECORDINGS, match="fuzzy")  # type: ignore[arg-type]
 
 
 def test_replaying_a_whole_recordings_folder_serves_every_file(tmp_path: Path) -> None:
     """A folder is served in file-name order, nested folders included."""
-    transport = stopkit.ReplayTransport(sdk.RECORDINGS / "gemini")
+    transport = stopkit.record.ReplayTransport(sdk.RECORDINGS / "gemini")
     names = [p.name for p in transport.payloads]
     assert names == sorted(names)
     assert len(names) == len(list((sdk.RECORDINGS / "gemini").glob("*.json")))
@@ -239,8 +241,8 @@ def test_replaying_a_whole_recordings_folder_serves_every_file(tmp_path: Path) -
 
 def test_two_transports_on_one_folder_never_overwrite(tmp_path: Path) -> None:
     """Two recorders writing to one folder each get their own files: none is overwritten."""
-    first = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 1}))
-    second = stopkit.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 2}))
+    first = stopkit.record.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 1}))
+    second = stopkit.record.RecordingTransport(tmp_path, wrapped=_echo(httpx, {**REPLY, "n": 2}))
     with httpx.Client(transport=first) as a, httpx.Client(transport=second) as b:
         for _ in range(3):
             a.post("https://x.test/v1/messages", json={})
@@ -290,7 +292,7 @@ def test_a_stream_closed_early_is_written_and_closed_upstream(
 ) -> None:
     """Leaving a stream after two events writes those two, and closes the real response."""
     upstream = _Upstream(lib, EVENTS)
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=upstream.transport)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=upstream.transport)
     with lib.Client(transport=recorder) as client:
         if how == "close":
             response = client.send(client.build_request("GET", "https://x.test/s"), stream=True)
@@ -312,7 +314,7 @@ def test_a_stream_closed_early_is_written_and_closed_upstream(
 def test_an_async_stream_closed_early_is_written(lib: Any, tmp_path: Path) -> None:
     """The async path writes a stream left early when it is closed, and closes upstream."""
     upstream = _Upstream(lib, EVENTS)
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=upstream.transport)
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=upstream.transport)
 
     async def main() -> None:
         async with lib.AsyncClient(transport=recorder) as client:
@@ -346,7 +348,7 @@ def test_a_recorded_stream_keeps_the_events_the_stream_reader_reads(tmp_path: Pa
             200, content=_SSE_EDGES.encode(), headers={"content-type": "text/event-stream"}
         )
 
-    recorder = stopkit.RecordingTransport(tmp_path, wrapped=httpx.MockTransport(serve))
+    recorder = stopkit.record.RecordingTransport(tmp_path, wrapped=httpx.MockTransport(serve))
     with httpx.Client(transport=recorder) as client:
         client.get("https://x.test/v1/stream")
     recorded = json.loads(recorder.written[0].read_text())["response"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit._errors import error_for
 from stopkit.record._payloads import load_payload
 from tests import _wrap_clients as sdk
@@ -32,7 +33,7 @@ def _types(value: Any) -> Any:
 
 def _client(form: Form, **settings: Any) -> tuple[Any, list[stopkit.Stop]]:
     files = [sdk.RECORDINGS / form.sdk / name for name in recordings(form)]
-    client = sdk.client(form.sdk, stopkit.ReplayTransport(files), is_async=form.is_async)
+    client = sdk.client(form.sdk, stopkit.record.ReplayTransport(files), is_async=form.is_async)
     if settings is None:
         return client, []
     seen: list[stopkit.Stop] = []
@@ -51,7 +52,7 @@ def test_the_form_is_watched_and_unchanged(form: Form) -> None:
     """The wrapped form returns what the SDK returns, and `on_stop` hears of each reply once."""
     plain_client = sdk.client(
         form.sdk,
-        stopkit.ReplayTransport([sdk.RECORDINGS / form.sdk / n for n in recordings(form)]),
+        stopkit.record.ReplayTransport([sdk.RECORDINGS / form.sdk / n for n in recordings(form)]),
         is_async=form.is_async,
     )
     plain = call(form, plain_client)

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit._errors import error_for
 from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
@@ -51,7 +52,7 @@ def _run(path: Path, *, is_async: bool, **settings: Any) -> tuple[Any, list[stop
     payload = load_payload(path)
     seen: list[stopkit.Stop] = []
     wrapped = stopkit.wrap(
-        sdk.client(folder, stopkit.ReplayTransport([path]), is_async=is_async),
+        sdk.client(folder, stopkit.record.ReplayTransport([path]), is_async=is_async),
         on_stop=seen.append,
         **settings,
     )
@@ -69,7 +70,8 @@ def test_wrapped_client_reports_each_reason(path: Path, is_async: bool) -> None:
     folder = _folder(path)
     payload = load_payload(path)
     result, seen = _run(path, is_async=is_async)
-    plain = sdk.call(folder, sdk.client(folder, stopkit.ReplayTransport([path])), payload.is_stream)
+    replay = stopkit.record.ReplayTransport([path])
+    plain = sdk.call(folder, sdk.client(folder, replay), payload.is_stream)
     assert sdk.dump(result) == sdk.dump(plain)
     assert len(seen) == 1
     assert payload.expect is not None
@@ -116,7 +118,7 @@ def test_adapter_cases_through_wrapped_clients(path: Path) -> None:
     payload = load_payload(path)
     try:
         plain = sdk.call(
-            folder, sdk.client(folder, stopkit.ReplayTransport([path])), payload.is_stream
+            folder, sdk.client(folder, stopkit.record.ReplayTransport([path])), payload.is_stream
         )
     except Exception as exc:  # the SDK itself refuses this payload: wrapping must not change it
         with pytest.raises(type(exc)):

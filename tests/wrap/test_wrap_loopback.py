@@ -17,6 +17,7 @@ import httpx2
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit.record._payloads import load_payload
 from tests import _wrap_clients as sdk
 from tests._loopback import Loopback
@@ -83,7 +84,7 @@ def test_recorded_session_hides_secrets_and_replays_the_same(
     names = ["end_turn.json", "tool_use.stream.json"]
     loopback.serve(*(sdk.RECORDINGS / "anthropic" / n for n in names))
     loopback.serve(sdk.RECORDINGS / "openai_chat" / "stop.json")
-    recorder = stopkit.RecordingTransport(tmp_path)
+    recorder = stopkit.record.RecordingTransport(tmp_path)
     live = sdk.client("anthropic", recorder, base_url=loopback.url)
     live.api_key = SECRET_KEY
     live_reply = sdk.call("anthropic", live, False)
@@ -120,7 +121,7 @@ def test_recorded_session_hides_secrets_and_replays_the_same(
         assert third["request"]["headers"][header] == "REDACTED"
 
     for match in ("order", "request"):
-        replay = sdk.client("anthropic", stopkit.ReplayTransport(tmp_path, match=match))
+        replay = sdk.client("anthropic", stopkit.record.ReplayTransport(tmp_path, match=match))
         if match == "request":  # out of order: matched by path and body, not by position
             assert sdk.dump(sdk.call("anthropic", replay, True)) == sdk.dump(live_events)
             assert sdk.dump(sdk.call("anthropic", replay, False)) == sdk.dump(live_reply)
@@ -134,7 +135,7 @@ def test_recording_through_httpx2_async(loopback: Loopback, tmp_path: Path) -> N
     import asyncio
 
     loopback.serve(sdk.RECORDINGS / "openai_responses" / "completed.stream.json")
-    recorder = stopkit.RecordingTransport(tmp_path)
+    recorder = stopkit.record.RecordingTransport(tmp_path)
 
     async def main() -> list[Any]:
         client = sdk.client("openai_responses", recorder, is_async=True,

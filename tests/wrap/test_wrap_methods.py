@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.record
+import stopkit.testing
 from tests import _wrap_clients as sdk
 
 
@@ -131,7 +133,7 @@ def test_methods_add_to_a_known_clients_routes() -> None:
     """On a known client `methods=` adds a method (openai's legacy `completions.create`)."""
     legacy = {"object": "text_completion", "choices": [
         {"index": 0, "text": "Paris is", "finish_reason": "length"}]}  # fmt: skip
-    transport = stopkit.ReplayTransport([stopkit.record.Payload(None, reply=legacy)] * 2)
+    transport = stopkit.record.ReplayTransport([stopkit.testing.Payload(None, reply=legacy)] * 2)
     seen: list[stopkit.Stop] = []
     client = stopkit.wrap(
         sdk.client("openai_chat", transport),

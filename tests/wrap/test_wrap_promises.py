@@ -14,6 +14,7 @@ import pydantic
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 
@@ -26,7 +27,7 @@ class Answer(pydantic.BaseModel):
 
 def _wrapped(folder: str, source: Any, *, is_async: bool = False, **settings: Any) -> Any:
     seen: list[stopkit.Stop] = []
-    client = sdk.client(folder, stopkit.ReplayTransport(source), is_async=is_async)
+    client = sdk.client(folder, stopkit.record.ReplayTransport(source), is_async=is_async)
     return stopkit.wrap(client, on_stop=seen.append, **settings), seen
 
 
@@ -162,7 +163,7 @@ def test_an_on_stop_that_raises_keeps_the_reply(folder: str, name: str, stream: 
     """An exception from `on_stop` propagates as it is, the reply on `.stopkit_reply`."""
     path = sdk.RECORDINGS / folder / f"{name}{'.stream' if stream else ''}.json"
     client = stopkit.wrap(
-        sdk.client(folder, stopkit.ReplayTransport([path])), on_stop=_explode
+        sdk.client(folder, stopkit.record.ReplayTransport([path])), on_stop=_explode
     )
     with pytest.raises(Boom) as caught:
         sdk.call(folder, client, stream)
@@ -178,7 +179,7 @@ def test_an_on_stop_that_raises_keeps_the_reply(folder: str, name: str, stream: 
 def test_an_on_stop_that_raises_on_a_parse_error_keeps_the_completion() -> None:
     """Under openai's parse error, a failing `on_stop` gets the completion the SDK carried."""
     client = stopkit.wrap(
-        sdk.client("openai_chat", stopkit.ReplayTransport([CHAT / "length.json"])),
+        sdk.client("openai_chat", stopkit.record.ReplayTransport([CHAT / "length.json"])),
         on_stop=_explode,
     )
     with pytest.raises(Boom) as caught:

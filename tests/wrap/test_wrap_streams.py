@@ -10,6 +10,7 @@ import openai
 import pytest
 
 import stopkit
+import stopkit.record
 from stopkit.record._payloads import Payload, load_payload
 from tests import _wrap_clients as sdk
 
@@ -27,7 +28,7 @@ def _wrapped(
     folder: str, source: Any, *, is_async: bool = False, **settings: Any
 ) -> tuple[Any, list[stopkit.Stop]]:
     seen: list[stopkit.Stop] = []
-    client = sdk.client(folder, stopkit.ReplayTransport(source), is_async=is_async)
+    client = sdk.client(folder, stopkit.record.ReplayTransport(source), is_async=is_async)
     return stopkit.wrap(client, on_stop=seen.append, **settings), seen
 
 
@@ -58,7 +59,7 @@ def test_messages_stream_helper_reports_once_at_the_end() -> None:
 def test_messages_stream_events_are_the_helpers_own() -> None:
     """Iterating the watched helper yields the SDK's events, derived `text` events included."""
     client, seen = _wrapped("anthropic", [MAX_TOKENS, MAX_TOKENS])
-    plain = sdk.client("anthropic", stopkit.ReplayTransport([MAX_TOKENS]))
+    plain = sdk.client("anthropic", stopkit.record.ReplayTransport([MAX_TOKENS]))
     with plain.messages.stream(model="m", max_tokens=9, messages=sdk.MESSAGES) as stream:
         expected = [e.model_dump(warnings=False) for e in stream]
     with client.messages.stream(model="m", max_tokens=9, messages=sdk.MESSAGES) as stream:
@@ -98,7 +99,7 @@ def test_a_cut_stream_reports_stream_incomplete(folder: str) -> None:
     cut = _cut(STREAMS[folder], len(events) - 1 if folder != "gemini" else 1)
     client, seen = _wrapped(folder, [cut])
     received = sdk.call(folder, client, True)
-    plain = sdk.call(folder, sdk.client(folder, stopkit.ReplayTransport([cut])), True)
+    plain = sdk.call(folder, sdk.client(folder, stopkit.record.ReplayTransport([cut])), True)
     assert sdk.dump(received) == sdk.dump(plain)
     assert [(s.reason, s.detail) for s in seen] == [
         (stopkit.StopReason.UNKNOWN, "stream_incomplete")
@@ -217,7 +218,7 @@ def test_stream_proxy_yields_the_very_same_objects() -> None:
 def test_unwatched_attributes_pass_through() -> None:
     """Everything not watched is the client's own: options, raw response fields, resources."""
     end_turn = sdk.RECORDINGS / "anthropic" / "end_turn.json"
-    raw = sdk.client("anthropic", stopkit.ReplayTransport([end_turn] * 2))
+    raw = sdk.client("anthropic", stopkit.record.ReplayTransport([end_turn] * 2))
     client = stopkit.wrap(raw)
     assert client.__wrapped__ is raw
     assert isinstance(client, anthropic.Anthropic)
@@ -242,7 +243,7 @@ def test_gemini_client_aio_and_with_block() -> None:
     client, seen = _wrapped("gemini", [path], is_async=True)
     asyncio.run(sdk.acall("gemini", client, False))
     assert [s.reason for s in seen] == [stopkit.StopReason.OUTPUT_LIMIT]
-    plain = sdk.client("openai_chat", stopkit.ReplayTransport([path]))
+    plain = sdk.client("openai_chat", stopkit.record.ReplayTransport([path]))
     with stopkit.wrap(plain) as wrapped:
         assert wrapped.__wrapped__ is plain
 

@@ -18,31 +18,34 @@ Example:
     ...                            run_id="ticket-4711")  # doctest: +SKIP
 """
 
-from stopkit.loop.journal._errors import (
-    InvalidRunId,
-    JournalError,
-    JournalMismatch,
-    JournalTooNew,
-    JournalUnreadable,
-    RunLocked,
-)
-from stopkit.loop.journal._names import current_step
-from stopkit.loop.journal._postgres import PostgresJournal
-from stopkit.loop.journal._protocol import Journal, RunInfo, RunStatus, StepRecord
-from stopkit.loop.journal._sqlite import SqliteJournal
+import typing as _typing
 
-__all__ = [
-    "InvalidRunId",
-    "Journal",
-    "JournalError",
-    "JournalMismatch",
-    "JournalTooNew",
-    "JournalUnreadable",
-    "PostgresJournal",
-    "RunInfo",
-    "RunLocked",
-    "RunStatus",
-    "SqliteJournal",
-    "StepRecord",
-    "current_step",
-]
+from stopkit._lazy import exports as _exports
+
+_EXPORTS = {
+    "stopkit.loop.journal._sqlite": ("SqliteJournal",),
+    "stopkit.loop.journal._postgres": ("PostgresJournal",),
+    "stopkit.loop.journal._protocol": ("Journal", "RunInfo", "StepRecord", "RunStatus"),
+    "stopkit.loop.journal._names": ("current_step",),
+    "stopkit.loop.journal._errors": (
+        "JournalError", "JournalMismatch", "JournalTooNew", "JournalUnreadable", "InvalidRunId",
+        "RunLocked",
+    ),
+}  # fmt: skip
+
+if _typing.TYPE_CHECKING:  # generated from _EXPORTS by `python -m tests.test_public_api`
+    from stopkit.loop.journal._errors import InvalidRunId as InvalidRunId
+    from stopkit.loop.journal._errors import JournalError as JournalError
+    from stopkit.loop.journal._errors import JournalMismatch as JournalMismatch
+    from stopkit.loop.journal._errors import JournalTooNew as JournalTooNew
+    from stopkit.loop.journal._errors import JournalUnreadable as JournalUnreadable
+    from stopkit.loop.journal._errors import RunLocked as RunLocked
+    from stopkit.loop.journal._names import current_step as current_step
+    from stopkit.loop.journal._postgres import PostgresJournal as PostgresJournal
+    from stopkit.loop.journal._protocol import Journal as Journal
+    from stopkit.loop.journal._protocol import RunInfo as RunInfo
+    from stopkit.loop.journal._protocol import RunStatus as RunStatus
+    from stopkit.loop.journal._protocol import StepRecord as StepRecord
+    from stopkit.loop.journal._sqlite import SqliteJournal as SqliteJournal
+
+__all__, __getattr__, __dir__ = _exports(globals(), _EXPORTS)

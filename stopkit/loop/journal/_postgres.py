@@ -74,7 +74,7 @@ class PostgresJournal(SqlJournal):
             its stopkit tables are not ours or are newer (nothing is changed).
 
     Example:
-        >>> journal = stopkit.PostgresJournal("postgresql://agent@db/agents")  # doctest: +SKIP
+        >>> journal = PostgresJournal("postgresql://agent@db/agents")  # doctest: +SKIP
     """
 
     NOW = "extract(epoch from clock_timestamp())::double precision"

@@ -38,7 +38,7 @@ class SqliteJournal(SqlJournal):
             program's tables (`JournalTooNew`: a newer stopkit's journal). It is not changed.
 
     Example:
-        >>> journal = stopkit.SqliteJournal("runs.db")  # doctest: +SKIP
+        >>> journal = stopkit.loop.journal.SqliteJournal("runs.db")  # doctest: +SKIP
         >>> stopkit.run_loop(call_model, prompt, journal=journal, run_id="o-7")  # doctest: +SKIP
     """
 

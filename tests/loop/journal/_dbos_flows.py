@@ -12,6 +12,7 @@ from typing import Any
 from dbos import DBOS
 
 import stopkit
+import stopkit.loop
 from stopkit.loop.journal import dbos as durable
 from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
 
@@ -114,9 +115,9 @@ TRACE = Trace()
 PENDING = "toolu_1_1"  # the second call of the first turn
 
 
-def defer_one(call: stopkit.ToolCall) -> bool | stopkit.Defer:
+def defer_one(call: stopkit.ToolCall) -> bool | stopkit.loop.Defer:
     """The second call of the first turn needs a person; the rest is allowed."""
-    return stopkit.Defer("needs a look") if call.id == PENDING else True
+    return stopkit.loop.Defer("needs a look") if call.id == PENDING else True
 
 
 @DBOS.workflow()

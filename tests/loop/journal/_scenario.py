@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import stopkit
+import stopkit.loop.journal
 from stopkit.loop.events import LoopEvent, TurnStarted
 
 FINAL = "All steps are recorded."
@@ -153,8 +154,8 @@ def open_journal(spec: str, lease: float) -> Any:
     """Open `sqlite:<path>` or `postgres:<dsn>`."""
     kind, _, where = spec.partition(":")
     if kind == "sqlite":
-        return stopkit.SqliteJournal(where, lease_seconds=lease)
-    return stopkit.PostgresJournal(where, lease_seconds=lease)
+        return stopkit.loop.journal.SqliteJournal(where, lease_seconds=lease)
+    return stopkit.loop.journal.PostgresJournal(where, lease_seconds=lease)
 
 
 def _work(args: argparse.Namespace, kill: str | None) -> tuple[int, dict[str, Any]]:
@@ -177,7 +178,7 @@ def _work(args: argparse.Namespace, kill: str | None) -> tuple[int, dict[str, An
             outcome = asyncio.run(stopkit.arun_loop(model.acall, "Record the steps.", **settings))
         else:
             outcome = stopkit.run_loop(model, "Record the steps.", **settings)
-    except stopkit.RunLocked as exc:
+    except stopkit.loop.journal.RunLocked as exc:
         return 3, {"locked": str(exc)}
     return 0, summary(outcome)
 

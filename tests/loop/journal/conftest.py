@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from tests import _postgres
 
 
@@ -135,9 +136,9 @@ def open_journal(store: str) -> Iterator[Callable[..., Any]]:
     def open_(lease_seconds: float = 30.0) -> Any:
         kind, _, where = store.partition(":")
         journal: Any = (
-            stopkit.SqliteJournal(where, lease_seconds=lease_seconds)
+            stopkit.loop.journal.SqliteJournal(where, lease_seconds=lease_seconds)
             if kind == "sqlite"
-            else stopkit.PostgresJournal(where, lease_seconds=lease_seconds)
+            else stopkit.loop.journal.PostgresJournal(where, lease_seconds=lease_seconds)
         )
         opened.append(journal)
         return journal

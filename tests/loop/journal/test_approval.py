@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import Defer, ModelCallContext, Termination, ToolCall
+import stopkit.loop
+from stopkit import Termination, ToolCall
+from stopkit.loop import Defer, ModelCallContext
 from stopkit.loop.journal import RunStatus
 from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
 
@@ -122,7 +124,7 @@ def test_a_journaled_outcome_resumes_once(journal: Any, mode: str) -> None:
         lambda outcome, approvals: asyncio.run(stopkit.aresume_loop(outcome, approvals))
     )  # fmt: skip
     resume(paused, {PENDING: True})
-    with pytest.raises(stopkit.AlreadyResumed, match="run 'r5'") as raised:
+    with pytest.raises(stopkit.loop.AlreadyResumed, match="run 'r5'") as raised:
         resume(paused, {PENDING: True})
     assert raised.value.run_id == "r5"
     assert trace.lines.count("tool 1.1") == 1

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit import Termination
 from stopkit.loop.journal import RunStatus
 from tests.loop.journal._scenario import FINAL, Trace, TurnModel
@@ -104,7 +105,7 @@ def test_the_idempotency_key_is_unique_per_call_and_stable_across_reruns(tmp_pat
     assert [key.split("/")[1] for key in first] == ["tool_call_1_0", "tool_call_1_1"]
     assert first[0].split("/")[0] != second[0].split("/")[0]  # no journal: a run id per run
     keys.clear()
-    journal = stopkit.SqliteJournal(tmp_path / "j.db")
+    journal = stopkit.loop.journal.SqliteJournal(tmp_path / "j.db")
     stopkit.run_loop(model, "Go.", tools={"record": tool}, journal=journal, run_id="order-7")
     assert keys == ["order-7/tool_call_1_0", "order-7/tool_call_1_1"]
 

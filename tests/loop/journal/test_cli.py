@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit.cli import main
 from tests.loop.journal._scenario import Trace, TurnModel, final_reply, record_tool, tool_reply
 
@@ -18,7 +19,7 @@ from tests.loop.journal._scenario import Trace, TurnModel, final_reply, record_t
 def journal_file(tmp_path: Path) -> str:
     """A SQLite journal holding a finished run and one that needs attention."""
     path = tmp_path / "runs.db"
-    journal = stopkit.SqliteJournal(path)
+    journal = stopkit.loop.journal.SqliteJournal(path)
     trace = Trace()
     stopkit.run_loop(TurnModel(trace, 1), "Go.", tools={"record": record_tool(trace)},
                      journal=journal, run_id="done-1")  # fmt: skip
@@ -85,7 +86,7 @@ def test_delete_and_errors_have_their_exit_status(
 @pytest.fixture
 def held(journal_file: str) -> Iterator[Any]:
     """The journal file opened, its run `done-1` leased by `worker-b` (a worker elsewhere)."""
-    journal: Any = stopkit.SqliteJournal(journal_file)
+    journal: Any = stopkit.loop.journal.SqliteJournal(journal_file)
     journal.acquire("done-1", "worker-b")
     yield journal
     journal.close()
@@ -108,7 +109,7 @@ def test_show_escapes_what_a_terminal_would_act_on(
 ) -> None:
     """ANSI/OSC escapes and bidi overrides from a model or a tool are printed escaped."""
     path = tmp_path / "runs.db"
-    journal = stopkit.SqliteJournal(path)
+    journal = stopkit.loop.journal.SqliteJournal(path)
     replies = iter([tool_reply(1), {**final_reply(), "content": [{"type": "text",
                                                                   "text": HOSTILE}]}])  # fmt: skip
     stopkit.run_loop(lambda m, **o: next(replies), "Go.", journal=journal, run_id="hostile",
@@ -131,7 +132,7 @@ def test_unlock_breaks_a_lease_by_hand(
     assert main(["runs", "unlock", "--journal", journal_file, "done-1"]) == 0
     assert "unlocked run done-1 (it was held by worker-b)" in capsys.readouterr().out
     assert held.run("done-1").owner is None
-    with pytest.raises(stopkit.RunLocked):
+    with pytest.raises(stopkit.loop.journal.RunLocked):
         held.record("done-1", "worker-b", stopkit.loop.journal.StepRecord(
             "model_call_9", "{}", None, 0.0))  # fmt: skip
     assert main(["runs", "unlock", "--journal", journal_file, "done-1"]) == 0
@@ -155,7 +156,7 @@ def test_settle_gives_a_started_call_its_result_or_lets_it_run_again(
     assert main(["runs", "settle", "--journal", journal_file, "stuck-2", "tool_call_1_0",
                  *how]) == 0  # fmt: skip
     assert "settled tool_call_1_0 of run stuck-2" in capsys.readouterr().out
-    journal: Any = stopkit.SqliteJournal(journal_file)
+    journal: Any = stopkit.loop.journal.SqliteJournal(journal_file)
     steps = {step.name: step for step in journal.steps("stuck-2")}
     journal.close()
     if result is None:

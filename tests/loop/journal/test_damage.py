@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit.cli import main
 from tests.loop.journal._scenario import Trace, TurnModel, record_tool
 
@@ -95,7 +96,7 @@ def test_a_damaged_row_is_refused_naming_the_run_and_step(
     execute(store, statement)
     where = store.partition(":")[2]
     if "rerun" in failing:
-        with pytest.raises(stopkit.JournalUnreadable, match=re.escape(words)):
+        with pytest.raises(stopkit.loop.journal.JournalUnreadable, match=re.escape(words)):
             go(open_journal())
         if "column" not in words:  # refused after taking the lease: given up again
             assert owner_of(store) is None

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from tests.loop.journal.conftest import unavailable
 
 
@@ -71,12 +72,12 @@ def test_a_second_loop_in_a_workflow_needs_a_run_id_of_its_own(flows: Any, flow:
     Refused before its model call, and again by a recovery; with its own `run_id=`, each
     loop's tools get keys of their own, and a recovery charges nothing again.
     """
-    with pytest.raises(stopkit.JournalError, match="run_id=") as raised:
+    with pytest.raises(stopkit.loop.journal.JournalError, match="run_id=") as raised:
         start(getattr(flows, flow), f"{flow}-1", None)
     # Not wrapped in, nor chained to, the loop's ModelCallError: no cycle of causes, which
     # the pickling DBOS does of a workflow's error cannot follow (with tblib's installed).
     assert (raised.value.__cause__, raised.value.__context__) == (None, None)
-    with pytest.raises(stopkit.JournalError, match="run_id="):
+    with pytest.raises(stopkit.loop.journal.JournalError, match="run_id="):
         recover(f"{flow}-1")
     keys = start(getattr(flows, flow), f"{flow}-2", "refund-7")
     assert keys == [f"{flow}-2/tool_call_1_0", "refund-7/tool_call_1_0"]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop
 from stopkit import Termination, ToolCall
 from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
 
@@ -21,13 +22,13 @@ MODES = ["run_loop", "arun_loop"]
 REFUSED = "toolu_1_1"  # the second call of the first turn
 
 
-def refuse(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+def refuse(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
     """A `before_tool_call` that refuses the second call of the first turn."""
     if call.id == REFUSED:
         raise PermissionError("the policy service is down")
 
 
-def allow(call: ToolCall, ctx: stopkit.LoopContext) -> None:
+def allow(call: ToolCall, ctx: stopkit.loop.LoopContext) -> None:
     """A `before_tool_call` that lets every call run."""
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit.loop.journal import RunStatus, StepRecord
 from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool
 
@@ -17,10 +18,10 @@ def test_a_run_held_by_a_live_worker_is_locked_to_another(open_journal: Callable
     """A second worker taking a leased run gets RunLocked naming the holder."""
     first, second = open_journal(), open_journal()
     first.acquire("r", "worker-a")
-    with pytest.raises(stopkit.RunLocked, match="worker-a") as raised:
+    with pytest.raises(stopkit.loop.journal.RunLocked, match="worker-a") as raised:
         second.acquire("r", "worker-b")
     assert raised.value.owner == "worker-a"
-    with pytest.raises(stopkit.RunLocked):
+    with pytest.raises(stopkit.loop.journal.RunLocked):
         stopkit.run_loop(lambda m, **o: pytest.fail("called"), "Hi", journal=second, run_id="r")
 
 
@@ -36,7 +37,7 @@ def test_a_dead_workers_lease_expires_and_the_run_can_be_taken(
     alive.acquire("r", "new-worker")
     assert alive.run("r").owner == "new-worker"
     assert [s.name for s in alive.steps("r")] == ["model_call_1"]
-    with pytest.raises(stopkit.RunLocked):  # the dead worker, back, has lost it
+    with pytest.raises(stopkit.loop.journal.RunLocked):  # the dead worker, back, has lost it
         dead.record("r", "dead-worker", StepRecord("model_call_2", "{}", None, 0.0))
 
 
@@ -49,7 +50,7 @@ def test_the_heartbeat_keeps_a_slow_run_leased(open_journal: Callable[..., Any])
         time.sleep(0.5)
         try:
             other.acquire("slow", "intruder")
-        except stopkit.RunLocked:
+        except stopkit.loop.journal.RunLocked:
             attempts.append("locked")
         return TurnModel(Trace(), turns=0)(messages)
 
@@ -75,7 +76,7 @@ def test_runs_can_be_listed_shown_and_deleted(journal: Any) -> None:
     assert journal.run("a") is None
     assert journal.steps("a") == []
     journal.acquire("b", "someone")
-    with pytest.raises(stopkit.RunLocked):
+    with pytest.raises(stopkit.loop.journal.RunLocked):
         journal.delete("b")
 
 
@@ -120,7 +121,8 @@ def test_a_lease_held_by_a_dead_process_of_this_machine_is_taken_over_at_once(
     journal.acquire("r", dead)
     journal.acquire("r", mine)
     assert journal.run("r").owner == mine
-    with pytest.raises(stopkit.RunLocked):  # a live holder (this process) is not taken over
+    # a live holder (this process) is not taken over
+    with pytest.raises(stopkit.loop.journal.RunLocked):
         journal.acquire("r", new_owner())
 
 
@@ -136,7 +138,7 @@ def test_a_live_or_remote_holders_lease_says_how_long_to_wait_and_what_to_do(
 
     journal = open_journal()
     journal.acquire("r", holder.format(host=socket.gethostname(), pid=os.getpid()))
-    with pytest.raises(stopkit.RunLocked) as raised:
+    with pytest.raises(stopkit.loop.journal.RunLocked) as raised:
         open_journal().acquire("r", "worker-b")
     message = str(raised.value)
     assert "s left" in message

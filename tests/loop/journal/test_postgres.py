@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit import Termination
 from tests.loop.journal._proxy import Proxy
 from tests.loop.journal._scenario import FINAL, Trace, TurnModel, record_tool, summary
@@ -47,7 +48,7 @@ def test_a_started_non_idempotent_call_survives_a_server_crash(
         return "charged"
 
     def run() -> stopkit.Outcome:
-        journal = stopkit.PostgresJournal(dsn, lease_seconds=LEASE)
+        journal = stopkit.loop.journal.PostgresJournal(dsn, lease_seconds=LEASE)
         try:
             return stopkit.run_loop(TurnModel(Trace(), turns=1), "Charge.",
                                     tools={"record": charge}, journal=journal, run_id="pay",
@@ -55,7 +56,7 @@ def test_a_started_non_idempotent_call_survives_a_server_crash(
         finally:
             journal.close()
 
-    with pytest.raises(stopkit.JournalError):
+    with pytest.raises(stopkit.loop.journal.JournalError):
         run()
     crashable_server.restart()
     _after_lease()
@@ -69,14 +70,14 @@ def test_a_durable_journal_keeps_every_step_through_a_server_crash(
 ) -> None:
     """`durable=True` waits for the WAL at every step, even where the server's default is off."""
     dsn = fresh_schema(crashable_server.dsn, synchronous_commit="off")
-    journal = stopkit.PostgresJournal(dsn, durable=True)
+    journal = stopkit.loop.journal.PostgresJournal(dsn, durable=True)
     trace = Trace()
     stopkit.run_loop(TurnModel(trace, turns=2), "Go.", tools={"record": record_tool(trace)},
                      journal=journal, run_id="kept")  # fmt: skip
     journal.close()
     crashable_server.crash()
     crashable_server.restart()
-    with stopkit.PostgresJournal(dsn) as again:
+    with stopkit.loop.journal.PostgresJournal(dsn) as again:
         info = again.run("kept")
         assert info is not None
         assert (info.status, info.steps) == (stopkit.loop.journal.RunStatus.FINISHED, 5)
@@ -125,8 +126,8 @@ def test_tables_of_our_names_that_are_not_ours_are_refused_at_open_and_left_unch
     with psycopg.connect(dsn, autocommit=True) as connection:
         connection.execute(tables)
     before = _schema_of(dsn)
-    with pytest.raises(stopkit.JournalUnreadable, match="not ours"):
-        stopkit.PostgresJournal(dsn)
+    with pytest.raises(stopkit.loop.journal.JournalUnreadable, match="not ours"):
+        stopkit.loop.journal.PostgresJournal(dsn)
     assert _schema_of(dsn) == before
 
 
@@ -148,7 +149,8 @@ def test_delete_holds_the_run_while_it_checks_the_lease(postgres_server: str) ->
     import psycopg
 
     dsn = fresh_schema(postgres_server)
-    deleting, taking = stopkit.PostgresJournal(dsn), stopkit.PostgresJournal(dsn)
+    deleting = stopkit.loop.journal.PostgresJournal(dsn)
+    taking = stopkit.loop.journal.PostgresJournal(dsn)
     deleting.acquire("r", "old-worker")
     deleting.record("r", "old-worker", stopkit.loop.journal.StepRecord("model_call_1", "{}",
                                                                        "{}", 0.0))  # fmt: skip
@@ -200,7 +202,9 @@ def test_a_journal_reconnects_after_the_server_restarted(
     crashable_server: CrashableServer,
 ) -> None:
     """The connection a restart cut fails one transaction at most; the next one reconnects."""
-    journal = stopkit.PostgresJournal(fresh_schema(crashable_server.dsn), lease_seconds=LEASE)
+    journal = stopkit.loop.journal.PostgresJournal(
+        fresh_schema(crashable_server.dsn), lease_seconds=LEASE
+    )
     trace = Trace()
 
     def go(run_id: str) -> stopkit.Outcome:
@@ -211,7 +215,7 @@ def test_a_journal_reconnects_after_the_server_restarted(
     assert go("before").text == FINAL
     crashable_server.crash()
     crashable_server.restart()
-    with contextlib.suppress(stopkit.JournalError):  # the cut connection, found out
+    with contextlib.suppress(stopkit.loop.journal.JournalError):  # the cut connection, found out
         journal.runs()
     assert go("after").text == FINAL
     assert "after" in [info.run_id for info in journal.runs()]
@@ -227,7 +231,7 @@ def test_a_write_to_a_server_that_stopped_answering_fails_and_the_journal_goes_o
     journal reconnects.
     """
     proxy = Proxy(fresh_schema(postgres_server))
-    journal = stopkit.PostgresJournal(proxy.dsn, lease_seconds=LEASE, timeout=1.0,
+    journal = stopkit.loop.journal.PostgresJournal(proxy.dsn, lease_seconds=LEASE, timeout=1.0,
                                       connect_timeout=1.0)  # fmt: skip
 
     def record(turn: int, i: int) -> str:
@@ -248,7 +252,7 @@ def test_a_write_to_a_server_that_stopped_answering_fails_and_the_journal_goes_o
     run.start()
     run.join(60)
     assert ended, "the journal's write waited for the server for a minute"
-    assert isinstance(ended[0], stopkit.JournalError)
+    assert isinstance(ended[0], stopkit.loop.journal.JournalError)
     proxy.thaw()
     info = journal.run("frozen")
     assert info is not None
@@ -277,7 +281,7 @@ def test_a_run_cut_by_a_server_crash_resumes_to_the_uninterrupted_outcome(
     trace = Crashing()
 
     def run() -> stopkit.Outcome:
-        with stopkit.PostgresJournal(dsn, lease_seconds=LEASE) as journal:
+        with stopkit.loop.journal.PostgresJournal(dsn, lease_seconds=LEASE) as journal:
             return stopkit.run_loop(TurnModel(trace, turns=3, calls=2), "Go.",
                                     tools={"record": record_tool(trace)}, journal=journal,
                                     run_id="cut")  # fmt: skip
@@ -285,7 +289,7 @@ def test_a_run_cut_by_a_server_crash_resumes_to_the_uninterrupted_outcome(
     whole_trace = Trace()
     whole = stopkit.run_loop(TurnModel(whole_trace, turns=3, calls=2), "Go.",
                              tools={"record": record_tool(whole_trace)})  # fmt: skip
-    with pytest.raises(stopkit.JournalError):
+    with pytest.raises(stopkit.loop.journal.JournalError):
         run()
     crashable_server.restart()
     _after_lease()
@@ -305,4 +309,4 @@ def test_a_timeout_that_is_no_positive_number_is_refused(
 ) -> None:
     """`timeout=` takes a positive number of seconds; anything else is refused, naming it."""
     with pytest.raises(error, match="timeout must be"):
-        stopkit.PostgresJournal(postgres_server, timeout=value)
+        stopkit.loop.journal.PostgresJournal(postgres_server, timeout=value)

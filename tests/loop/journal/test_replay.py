@@ -9,7 +9,11 @@ from typing import Any
 import pytest
 
 import stopkit
-from stopkit import DEFAULT_HANDLERS, StopReason
+import stopkit.loop
+import stopkit.loop.events
+import stopkit.loop.journal
+from stopkit import StopReason
+from stopkit.loop import DEFAULT_HANDLERS
 from stopkit.loop.journal import RunStatus, current_step
 from tests.loop.journal._scenario import (
     FINAL,
@@ -80,14 +84,14 @@ def test_a_changed_request_raises_journal_mismatch_naming_the_step(
     run(journal, Trace())
     if change.get("handlers"):
 
-        def changed(ctx: stopkit.LoopContext) -> stopkit.Action:
+        def changed(ctx: stopkit.loop.LoopContext) -> stopkit.loop.Action:
             calls = [c.model_copy(update={"arguments": {**c.arguments, "i": 9}})
                      for c in ctx.stop.tool_calls]  # fmt: skip
             return ctx.continue_with_results(ctx.run_tools(calls))
 
         change = {"handlers": {**DEFAULT_HANDLERS, StopReason.TOOL_REQUEST: changed}}
     trace = Trace()
-    with pytest.raises(stopkit.JournalMismatch, match=words) as raised:
+    with pytest.raises(stopkit.loop.journal.JournalMismatch, match=words) as raised:
         run(journal, trace, **change)
     assert raised.value.step == step
     assert "model" not in " ".join(trace.lines[1:])  # nothing after the mismatch was called
@@ -98,8 +102,10 @@ def test_a_changed_request_raises_journal_mismatch_naming_the_step(
 def test_a_run_that_ends_before_its_recorded_steps_raises_journal_mismatch(journal: Any) -> None:
     """Replaying code that finishes earlier than the recording is a mismatch, not a silent end."""
     run(journal, Trace())
-    finish_at_once = {**DEFAULT_HANDLERS, StopReason.TOOL_REQUEST: lambda ctx: stopkit.Finish()}
-    with pytest.raises(stopkit.JournalMismatch) as raised:
+    finish_at_once = {
+        **DEFAULT_HANDLERS, StopReason.TOOL_REQUEST: lambda ctx: stopkit.loop.Finish()
+    }
+    with pytest.raises(stopkit.loop.journal.JournalMismatch) as raised:
         run(journal, Trace(), handlers=finish_at_once)
     assert raised.value.step == "tool_call_1_0"
 
@@ -146,7 +152,7 @@ def test_a_streamed_reply_is_recorded_as_its_events_and_replayed_from_them(journ
     for seen in deltas:
 
         def on_event(event: Any, seen: list[str] = seen) -> None:
-            if isinstance(event, stopkit.TextDelta):
+            if isinstance(event, stopkit.loop.events.TextDelta):
                 seen.append(event.text)
 
         outcomes.append(stopkit.run_loop(lambda m, **o: iter(events), "Hi", journal=journal,
@@ -212,7 +218,7 @@ def test_text_cut_inside_an_emoji_is_recorded_and_replayed(journal: Any) -> None
 def _paused(journal: Any) -> None:
     tools = {"record": record_tool(Trace())}
     stopkit.run_loop(TurnModel(Trace(), 1), "Record.", tools=tools, journal=journal,
-                     run_id="run-1", approve=lambda call: stopkit.Defer())  # fmt: skip
+                     run_id="run-1", approve=lambda call: stopkit.loop.Defer())  # fmt: skip
 
 
 def _attention(journal: Any) -> None:
@@ -243,6 +249,6 @@ def test_a_rerun_refused_with_journal_mismatch_changes_nothing(
     make(journal)
     before = journal.run("run-1")
     assert before.status is status
-    with pytest.raises(stopkit.JournalMismatch):
+    with pytest.raises(stopkit.loop.journal.JournalMismatch):
         run(journal, Trace(), prompt="Something else entirely.")
     assert journal.run("run-1") == before

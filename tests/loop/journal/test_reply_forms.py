@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit import Stop
 from stopkit.loop.journal._codec import canonical
 from tests.loop.journal._scenario import final_reply, summary, tool_reply
@@ -305,7 +306,7 @@ def test_a_reply_that_cannot_replay_the_same_is_refused_before_it_is_recorded(
 ) -> None:
     """A JournalError names the reply's form; the journal holds no step of it."""
     reply = make()
-    with pytest.raises(stopkit.JournalError, match=form):
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
         stopkit.run_loop(lambda messages, **o: reply, "Hi", journal=journal, run_id="refused",
                          adapter=adapter)  # fmt: skip
     assert journal.steps("refused") == []

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop.journal
 from stopkit.loop.journal import JournalTooNew, JournalUnreadable
 
 
@@ -19,7 +20,7 @@ def _foreign(path: Path) -> None:
 
 
 def _newer(path: Path) -> None:
-    stopkit.SqliteJournal(path).close()
+    stopkit.loop.journal.SqliteJournal(path).close()
     with sqlite3.connect(path) as db:
         db.execute("UPDATE stopkit_meta SET value = '99' WHERE key = 'schema_version'")
 
@@ -29,7 +30,7 @@ def _garbage(path: Path) -> None:
 
 
 def _damaged(path: Path) -> None:
-    stopkit.SqliteJournal(path).close()
+    stopkit.loop.journal.SqliteJournal(path).close()
     data = bytearray(path.read_bytes())
     data[0:16] = b"not SQLite here!"
     path.write_bytes(bytes(data))
@@ -42,7 +43,7 @@ def _not_ours(path: Path) -> None:
 
 
 def _foreign_runs(path: Path) -> None:
-    stopkit.SqliteJournal(path).close()
+    stopkit.loop.journal.SqliteJournal(path).close()
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE stopkit_runs")
         db.execute("CREATE TABLE stopkit_runs (run_id TEXT PRIMARY KEY, state TEXT)")
@@ -68,7 +69,7 @@ def test_a_file_that_is_not_a_usable_journal_is_refused_and_left_unchanged(
     make(path)
     before = path.read_bytes()
     with pytest.raises(error, match=words) as raised:
-        stopkit.SqliteJournal(path)
+        stopkit.loop.journal.SqliteJournal(path)
     assert isinstance(raised.value, stopkit.StopkitError)
     assert path.read_bytes() == before
     assert {p.name for p in tmp_path.iterdir()} <= {"journal.db", "journal.db-wal",
@@ -78,23 +79,23 @@ def test_a_file_that_is_not_a_usable_journal_is_refused_and_left_unchanged(
 def test_a_new_file_gets_the_current_schema(tmp_path: Path) -> None:
     """A missing file is created with the schema and its version, and opens again."""
     path = tmp_path / "new.db"
-    stopkit.SqliteJournal(path).close()
+    stopkit.loop.journal.SqliteJournal(path).close()
     with sqlite3.connect(path) as db:
         meta = dict(db.execute("SELECT key, value FROM stopkit_meta").fetchall())
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
     assert meta == {"format": "stopkit-journal", "schema_version": "1"}
     assert mode == "wal"
-    stopkit.SqliteJournal(path).close()
+    stopkit.loop.journal.SqliteJournal(path).close()
 
 
 @pytest.mark.parametrize(
     ("value", "error"),
     [
-        (42, stopkit.InvalidRunId),
-        (b"run-1", stopkit.InvalidRunId),
-        ("", stopkit.InvalidRunId),
-        ("x" * 201, stopkit.InvalidRunId),
-        ("line\nbreak", stopkit.InvalidRunId),
+        (42, stopkit.loop.journal.InvalidRunId),
+        (b"run-1", stopkit.loop.journal.InvalidRunId),
+        ("", stopkit.loop.journal.InvalidRunId),
+        ("x" * 201, stopkit.loop.journal.InvalidRunId),
+        ("line\nbreak", stopkit.loop.journal.InvalidRunId),
         (None, ValueError),
     ],
     ids=["int", "bytes", "empty", "too-long", "unprintable", "missing"],
@@ -103,12 +104,12 @@ def test_a_run_id_of_the_wrong_kind_is_refused_before_anything_runs(
     tmp_path: Path, value: Any, error: type[Exception]
 ) -> None:
     """A run id that is no non-empty printable str (or none at all) is refused at once."""
-    journal = stopkit.SqliteJournal(tmp_path / "j.db")
+    journal = stopkit.loop.journal.SqliteJournal(tmp_path / "j.db")
     with pytest.raises(error, match="run_id"):
         stopkit.run_loop(lambda m, **o: pytest.fail("called"), "Hi", journal=journal,
                          run_id=value)  # fmt: skip
     assert journal.runs() == []
-    assert issubclass(stopkit.InvalidRunId, TypeError)
+    assert issubclass(stopkit.loop.journal.InvalidRunId, TypeError)
 
 
 def test_a_journal_that_is_no_journal_is_refused() -> None:

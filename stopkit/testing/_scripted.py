@@ -1,23 +1,6 @@
-"""Test helpers: drive stopkit offline.
+"""`ScriptedModel`: a `call_model` that replays scripted replies; `cassette_replies` to script it.
 
-- `ScriptedModel` — a `call_model` that replays a list of replies (SDK objects, JSON dicts, or
-  exceptions to raise) and records every call it receives; sync (`model(...)`) and async
-  (`await model.acall(...)`).
-- `cassette_replies` — the LLM replies a vcrpy cassette or HAR file recorded, in order, to
-  script a `ScriptedModel` with: `ScriptedModel(cassette_replies("cassettes/test_chat.yaml"))`.
-- `load_payload`, `load_payloads`, `Payload` — read reply, stream and recorded-exchange files;
-  `assert_stop` — assert a reply's `Stop` with a readable diff; `payload_params` — one
-  `pytest.param` per payload file. The pytest plugin (`stopkit.pytest_plugin`, loaded
-  automatically) adds the `stopkit_replay` fixture and the `stopkit_payloads` marker.
-
-Example:
-    >>> from stopkit.testing import ScriptedModel
-    >>> model = ScriptedModel([{"type": "message", "role": "assistant",
-    ...     "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn"}])
-    >>> model([{"role": "user", "content": "Hello"}], max_tokens=50)["stop_reason"]
-    'end_turn'
-    >>> model.calls[0].overrides
-    {'max_tokens': 50}
+Public as `stopkit.testing.ScriptedModel`, `ModelCall`, `ScriptExhausted`, `cassette_replies`.
 """
 
 from __future__ import annotations
@@ -27,21 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stopkit._testkit import assert_stop, payload_params
-from stopkit.record._payloads import Payload, load_payload, load_payloads
 from stopkit.record._recordings import read_cassette, reply_kind
 
-__all__ = [
-    "ModelCall",
-    "Payload",
-    "ScriptExhausted",
-    "ScriptedModel",
-    "assert_stop",
-    "cassette_replies",
-    "load_payload",
-    "load_payloads",
-    "payload_params",
-]
+__all__ = ["ModelCall", "ScriptExhausted", "ScriptedModel", "cassette_replies"]
 
 
 class ScriptExhausted(AssertionError):

@@ -1,6 +1,8 @@
 """The handler table: one handler per `StopReason`, the actions they return, the default policies.
 
-Public as `stopkit.loop.handlers` (the names are also exported from `stopkit`).
+Exported from `stopkit.loop` (the actions, `LoopContext`, `DEFAULT_HANDLERS`, the alternatives
+`finish_truncated` and `ask_for_shorter`); the default policies are reached through
+`DEFAULT_HANDLERS[reason]`.
 
 A handler takes a `LoopContext` and returns one action of a closed set:
 
@@ -12,7 +14,7 @@ Escalate(reason)       hand the reply to `on_escalate`, then end the run
 ```
 
 In `arun_loop` a handler may be async (return an awaitable action). `DEFAULT_HANDLERS` covers every
-reason; override one by merging: `{**stopkit.DEFAULT_HANDLERS, StopReason.FILTERED: mine}`.
+reason; override one by merging: `{**stopkit.loop.DEFAULT_HANDLERS, StopReason.FILTERED: mine}`.
 """
 
 from __future__ import annotations
