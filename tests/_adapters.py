@@ -143,6 +143,31 @@ def _bedrock_invoke_ends(event: Any) -> bool:
 _RESPONSES_END = {"response.completed", "response.incomplete", "response.failed"}
 
 
+# --- where a reply names its model and its own id (each wire's field names) -------------------
+
+
+def _model_and_id(model: str | None, reply_id: str | None) -> Callable[[Any], tuple[Any, Any]]:
+    """The values a reply holds under `model` and `reply_id` (None: the wire has no such field)."""
+
+    def names(reply: Any) -> tuple[Any, Any]:
+        return (
+            None if model is None else _field(reply, model),
+            None if reply_id is None else _field(reply, reply_id),
+        )
+
+    return names
+
+
+_MODEL_AND_ID = _model_and_id("model", "id")  # the usual field names
+
+
+def _gemini_names(reply: Any) -> tuple[Any, Any]:
+    return (
+        _field(reply, _either(reply, "modelVersion", "model_version")),
+        _field(reply, _either(reply, "responseId", "response_id")),
+    )
+
+
 @dataclass(frozen=True)
 class Builtin:
     """What the cross-adapter suites know of one built-in adapter."""
@@ -163,6 +188,8 @@ class Builtin:
     AWS event stream)."""
     tools: bool = True
     """Whether its replies can carry client tool calls (the loop's tool suites run over those)."""
+    names: Callable[[Any], tuple[Any, Any]] = _MODEL_AND_ID
+    """The model and the reply id a reply names (`Stop.model`, `Stop.response_id`)."""
 
 
 BUILTINS: tuple[Builtin, ...] = (
@@ -189,7 +216,7 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda e: _field(e, "type") in _RESPONSES_END,
         more_stop_fields=(("incomplete_details", "reason"), ("error", "code")),
     ),
-    Builtin("gemini", "gemini", ("gemini",), _gemini_path, _gemini_ends),
+    Builtin("gemini", "gemini", ("gemini",), _gemini_path, _gemini_ends, names=_gemini_names),
     Builtin(
         "bedrock",
         "bedrock",
@@ -197,6 +224,7 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("stopReason",),
         _bedrock_ends,
         sse=False,
+        names=_model_and_id(None, None),  # service-2.json ConverseResponse: neither
     ),
     Builtin(
         "bedrock.invoke",
@@ -206,6 +234,7 @@ BUILTINS: tuple[Builtin, ...] = (
         _bedrock_invoke_ends,
         sse=False,
         tools=False,  # prompt-in, text-out families: no tool calls on the wire
+        names=_model_and_id(None, "id"),  # only Cohere Command's body has an id
     ),
     Builtin(
         "cohere",
@@ -213,6 +242,7 @@ BUILTINS: tuple[Builtin, ...] = (
         ("cohere_v2",),
         lambda r: ("finish_reason",),
         lambda e: _field(e, "type") == "message-end",
+        names=_model_and_id(None, "id"),  # cohere/v2/types/v2chat_response.py: no model
     ),
     Builtin(
         "ollama",
@@ -221,6 +251,7 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("done_reason",),
         lambda e: _field(e, "done") is True,
         sse=False,
+        names=_model_and_id("model", None),  # ollama/_types.py: a reply has no id
     ),
     # Issue 18's wire formats: legacy Completions (Chat's choices with a `text` body), Cohere v1
     # Chat (JSON lines told apart by `event_type`).
@@ -239,6 +270,7 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("finish_reason",),
         lambda e: _field(e, "event_type") == "stream-end",
         sse=False,
+        names=_model_and_id(None, "response_id"),  # non_streamed_chat_response.py: no model
     ),
 )
 

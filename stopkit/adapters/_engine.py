@@ -294,6 +294,8 @@ def decide(reading: Reading, rules: Rules) -> Stop:
             "refusal": reading.refusal,
             "stop_sequence": reading.stop_sequence,
             "notes": tuple(notes),
+            "model": reading.model,
+            "response_id": reading.response_id,
             "usage": usage,
             "details": details,
             "raw": reading.raw,

@@ -23,7 +23,7 @@ from typing import Any
 
 from stopkit._stop import StopReason, ToolCall, Usage, _fast_usage
 
-__all__ = ["Reading", "Verdict", "tokens"]
+__all__ = ["Reading", "Verdict", "identify", "tokens"]
 
 Verdict = tuple[StopReason, str | None]
 """A reason and its detail, as a mapping table or a step gives them."""
@@ -50,6 +50,8 @@ class Reading:
     - `malformed`: what about the reply could not be read, in words.
     - `usage`, `ceiling`: the token counts; the request's output ceiling where the reply
       carries it.
+    - `model`, `response_id`: the model and the reply's id, as the reply names them (strings
+      only: another type names neither).
     - `details`, `notes`: provider extras worth keeping; what the reader noticed, in words.
     """
 
@@ -57,8 +59,8 @@ class Reading:
     # in about half the time of a class-level default.
     __slots__ = (
         "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "filter",
-        "malformed", "named", "notes", "raw", "raw_reason", "refusal", "stop_sequence", "text",
-        "usage", "verdict",
+        "malformed", "model", "named", "notes", "raw", "raw_reason", "refusal", "response_id",
+        "stop_sequence", "text", "usage", "verdict",
     )  # fmt: skip
 
     def __init__(self, raw: Any, raw_reason: Any = None) -> None:
@@ -78,6 +80,8 @@ class Reading:
         self.malformed: str | None = None
         self.usage: Usage | None = None
         self.ceiling: int | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
         self.details: dict[str, Any] = {}
         self.notes: list[str] = []
 
@@ -121,3 +125,20 @@ def tokens(
         if value is not None:
             return _fast_usage(counts)
     return None
+
+
+def identify(reading: Reading, model: Any, response_id: Any) -> None:
+    """Set the reply's model and id on `reading`, each where the reply said it as text.
+
+    An empty string (Azure's first stream chunk) or a value of another type says neither.
+
+    Example:
+        >>> reading = Reading(raw=None)
+        >>> identify(reading, "gpt-4o", "")
+        >>> (reading.model, reading.response_id)
+        ('gpt-4o', None)
+    """
+    if type(model) is str and model:
+        reading.model = model
+    if type(response_id) is str and response_id:
+        reading.response_id = response_id

@@ -22,7 +22,7 @@ from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
 from stopkit.adapters._anthropic_stream import AnthropicStream
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["STOP_REASONS", "AnthropicAdapter", "read"]
@@ -32,6 +32,7 @@ def read(reply: Any) -> Reading:
     """Read one Messages API reply (a JSON dict or an SDK `Message`) into its facts."""
     fields = wire(reply)
     reading = Reading(reply, fields.get("stop_reason"))
+    identify(reading, fields.get("model"), fields.get("id"))  # anthropic/types/message.py
     content = fields.get("content")
     if type(content) is not list:
         shown = "missing" if content is None else f"a {type(content).__name__}"

@@ -49,6 +49,8 @@ def read(reply: Any) -> Reading:
         'Hi'
     """
     fields = wire(reply)
+    # No model and no reply id: service-2.json's ConverseResponse has neither (the request's
+    # modelId names the model; boto3's ResponseMetadata.RequestId is the HTTP exchange's).
     reading = Reading(reply, fields.get("stopReason"))
     message = wire(fields.get("output")).get("message")
     if type(message) is dict:

@@ -47,7 +47,7 @@ from stopkit.adapters._bedrock_invoke_rules import (
 from stopkit.adapters._bedrock_invoke_stream import METRICS, BedrockInvokeStream, chunk_family
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
 from stopkit.adapters._engine import decide, look_up
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["BedrockInvokeAdapter", "read", "readings"]
@@ -94,6 +94,9 @@ def _read_output(
     reading = Reading(reply, None if item is None else item.get(family.stop))
     details = reading.details
     details["family"] = family.name
+    # Only Cohere Command's body names itself (`id`, the Bedrock user guide's "Cohere Command
+    # models" response); no family's body names its model (the request's `modelId` does).
+    identify(reading, None, fields.get("id"))
     if item is None:
         reading.malformed = f"{where} is a {type(output).__name__}, not an object"
         return reading

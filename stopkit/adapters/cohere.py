@@ -24,7 +24,7 @@ from stopkit.adapters._cohere_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._cohere_stream import EVENT_TYPES, CohereStream
 from stopkit.adapters._cohere_usage import usage
 from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._wire import listed, not_an_object, wire
 
 __all__ = ["FINISH_REASON", "CohereAdapter", "read"]
@@ -41,6 +41,8 @@ def read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("finish_reason"))
+    # cohere/v2/types/v2chat_response.py: `id`; a v2 reply does not name its model.
+    identify(reading, None, fields.get("id"))
     message = fields.get("message")
     reading.malformed = not_an_object(message, "message")
     if reading.malformed is None:

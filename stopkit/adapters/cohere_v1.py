@@ -35,7 +35,7 @@ from stopkit.adapters._cohere_usage import usage
 from stopkit.adapters._cohere_v1_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._cohere_v1_stream import EVENT_TYPES, CohereV1Stream
 from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["FINISH_REASON", "CohereV1Adapter", "build_call", "read"]
@@ -53,6 +53,8 @@ def read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("finish_reason"))
+    # cohere/types/non_streamed_chat_response.py: `response_id`; a v1 reply names no model.
+    identify(reading, None, fields.get("response_id"))
     text = fields.get("text")
     if type(text) is not str:
         if text is not None:

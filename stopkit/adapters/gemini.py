@@ -47,7 +47,7 @@ from stopkit.adapters._gemini_rules import (
     decode,
 )
 from stopkit.adapters._gemini_stream import GeminiStream
-from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import either, listed, raw_value, wire
 
 __all__ = ["BLOCK_REASONS", "FINISH_REASONS", "GeminiAdapter", "read", "readings"]
@@ -139,6 +139,8 @@ def _reply_facts(reading: Reading, fields: Mapping[str, Any]) -> None:
     version = either(fields, "modelVersion", "model_version")
     if version is not None:
         details["model_version"] = version
+    # google-genai types.py `GenerateContentResponse`: `model_version`, `response_id`.
+    identify(reading, version, either(fields, "responseId", "response_id"))
     feedback = either(fields, "promptFeedback", "prompt_feedback")
     if feedback is not None:
         details["prompt_feedback"] = feedback

@@ -42,7 +42,7 @@ from stopkit.adapters._langchain_rules import (
     kind_of,
 )
 from stopkit.adapters._langchain_stream import LangChainStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["LangChainAdapter", "kind_of", "read", "read_all", "read_message"]
@@ -187,6 +187,10 @@ def _usage(usage: Any) -> Usage | None:
 
 def _stop_value(reading: Reading, metadata: Mapping[str, Any]) -> Rules:
     """Find the integration's stop value in the metadata; return the rules that read it."""
+    # The provider's model and reply id, as the integrations keep them: `model_name`
+    # (langchain-openai's, -anthropic's and -google-genai's `llm_output`/`generation_info`) or
+    # `model` (ChatOllama's reply, Anthropic's body), and `id` (the provider's, in `llm_output`).
+    identify(reading, metadata.get("model_name") or metadata.get("model"), metadata.get("id"))
     found, guessed = integration(metadata)
     provider = metadata.get("model_provider")
     if guessed is not None:

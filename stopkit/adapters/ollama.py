@@ -34,7 +34,7 @@ from stopkit.adapters._calls import stable_id, tool_call
 from stopkit.adapters._engine import decide
 from stopkit.adapters._ollama_rules import DONE_REASON, PROVIDER, RULES
 from stopkit.adapters._ollama_stream import OllamaStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, not_an_object, wire
 
 __all__ = ["DONE_REASON", "OllamaAdapter", "OllamaStream", "read"]
@@ -53,6 +53,8 @@ def read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("done_reason"))
+    # ollama/_types.py `BaseGenerateResponse.model`; Ollama gives a reply no id.
+    identify(reading, fields.get("model"), None)
     message = fields.get("message")
     if message is None and fields.get("response", _ABSENT) is not _ABSENT:
         # /api/generate: the text and the thinking are top-level

@@ -30,7 +30,7 @@ from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import Rules, decide
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._wire import listed, to_json, wire
 from stopkit.adapters.openai_responses import read_items, read_usage
 
@@ -84,6 +84,8 @@ def _read_response(response: Any) -> Reading:
     """One model response: its output items, its usage."""
     fields = wire(response)
     reading = Reading(response)
+    # agents/items.py `ModelResponse.response_id`; it does not name the model.
+    identify(reading, None, fields.get("response_id"))
     output = fields.get("output")
     if not isinstance(output, list | tuple):
         shown = "missing" if output is None else f"a {type(output).__name__}"

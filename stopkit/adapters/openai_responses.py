@@ -37,7 +37,7 @@ from stopkit.adapters._openai_responses_rules import (
     message_parts,
 )
 from stopkit.adapters._openai_responses_stream import ResponsesStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = [
@@ -66,6 +66,7 @@ def read(reply: Any) -> Reading:
     if type(status) is not str and status is not None:
         status = raw_value(status)  # an enum member: its wire value, which the steps compare
     reading = Reading(reply, status)
+    identify(reading, fields.get("model"), fields.get("id"))  # openai/types/responses/response.py
     details = reading.details
     incomplete = fields.get("incomplete_details")
     if incomplete is not None:

@@ -42,7 +42,7 @@ from stopkit.adapters._pydantic_ai_rules import (
     VALUE_NOTES,
     wire_of,
 )
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["FINISH_REASON", "STATE", "PydanticAIAdapter", "read"]
@@ -64,6 +64,8 @@ def read(response: Any) -> Reading:
     provider = fields.get("provider_name")
     raw = kept.get("finish_reason")
     reading = Reading(response, raw)
+    # pydantic_ai/messages.py `ModelResponse.model_name`, `.provider_response_id`.
+    identify(reading, fields.get("model_name"), fields.get("provider_response_id"))
     details = reading.details
     details["integration"] = provider
     if own is not None:

@@ -16,7 +16,7 @@ from opentelemetry import context, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from stopkit._stop import Stop, ToolCall
-from stopkit.adapters._wire import either, raw_value, wire
+from stopkit.adapters._wire import raw_value
 from stopkit.otel import _names as n
 from stopkit.otel._content import output_messages, scrub_text
 from stopkit.otel._telemetry import Telemetry
@@ -92,23 +92,6 @@ def claim() -> ModelCall | None:
         return None
     call.claimed = True
     return call
-
-
-def _response_facts(raw: Any) -> dict[str, str]:
-    """Return `gen_ai.response.id` and `.model` as the reply says them (Gemini's own names too)."""
-    fields = wire(raw)
-    out: dict[str, str] = {}
-    response_id = fields.get("id")
-    if type(response_id) is not str:
-        response_id = either(fields, "responseId", "response_id")
-    if type(response_id) is str:
-        out[n.RESPONSE_ID] = response_id
-    model = fields.get("model")
-    if type(model) is not str:
-        model = either(fields, "modelVersion", "model_version")
-    if type(model) is str:
-        out[n.RESPONSE_MODEL] = model
-    return out
 
 
 class ModelCall:
@@ -203,8 +186,11 @@ class ModelCall:
         attributes.update(stop_attributes(stop))
         if streamed:
             attributes[n.REQUEST_STREAM] = True
-        facts = _response_facts(stop.raw)
-        attributes.update(facts)
+        # The adapter read them, with its wire's own field names (`Stop.model`, `.response_id`).
+        if stop.response_id is not None:
+            attributes[n.RESPONSE_ID] = stop.response_id
+        if stop.model is not None:
+            attributes[n.RESPONSE_MODEL] = stop.model
         usage = stop.usage
         counts = n.usage_attributes(self.adapter or "", usage) if usage is not None else {}
         attributes.update(counts)
@@ -212,9 +198,8 @@ class ModelCall:
             attributes[n.OUTPUT_MESSAGES] = output_messages(stop)
         self.span.set_attributes(attributes)
         t = self.t
-        model = facts.get(n.RESPONSE_MODEL)
-        if model is not None:
-            metric = {**metric, n.RESPONSE_MODEL: model}
+        if stop.model is not None:
+            metric = {**metric, n.RESPONSE_MODEL: stop.model}
         # A stream read in part, then broken: the call failed (its duration says so too).
         timed = metric if error is None else {**metric, n.ERROR_TYPE: self._error(error)}
         t.duration.record(time.perf_counter() - self.start, timed)
