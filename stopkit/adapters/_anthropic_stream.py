@@ -59,7 +59,7 @@ class _Block:
         self.stopped = False
 
 
-class AnthropicStream(Accumulator):
+class AnthropicStream(Accumulator[Reading]):
     """Collects one Messages API stream into the `Stop` its non-streaming twin gives.
 
     Example:

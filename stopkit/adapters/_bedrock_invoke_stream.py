@@ -122,7 +122,7 @@ class _Output:
         self.count: Any = None
 
 
-class BedrockInvokeStream(Accumulator):
+class BedrockInvokeStream(Accumulator[Reading]):
     """Accumulates one InvokeModelWithResponseStream into the `Stop` of its rebuilt body.
 
     Example:

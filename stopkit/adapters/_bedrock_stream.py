@@ -25,7 +25,6 @@ from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERRORS
 from stopkit.adapters._calls import parse_arguments
 from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import wire
 
 __all__ = ["BedrockStream"]
@@ -138,7 +137,7 @@ class _Block:
             self.result_content.extend(result)
 
 
-class BedrockStream(Accumulator):
+class BedrockStream(Accumulator[Reading]):
     """Accumulates one ConverseStream into the `Stop` of its reassembled reply.
 
     Example:
@@ -167,11 +166,6 @@ class BedrockStream(Accumulator):
         self._ignored = 0
         self._late = 0
         self._restarted = ""  # the note of a block index started again
-        self._told = TextPieces()
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _block(self, index: int) -> _Block:
         block = self._blocks.get(index)

@@ -25,7 +25,6 @@ from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._cohere_rules import FINISH_REASON, RULES
 from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import wire
 
 __all__ = ["EVENT_TYPES", "CohereStream"]
@@ -82,7 +81,7 @@ def _index(fields: Any) -> Any:
     return index if index is None or isinstance(index, int | str | float) else _ODD_INDEX
 
 
-class CohereStream(Accumulator):
+class CohereStream(Accumulator[Reading]):
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply rebuilt from the events (a v2 Chat-shaped dict holding the
@@ -103,7 +102,6 @@ class CohereStream(Accumulator):
         self._kinds: dict[Any, str] = {}
         self._texts: dict[Any, list[str]] = {}  # text part index -> its pieces, in order begun
         self._begun: dict[Any, int] = {}  # text part index -> how many parts began before it
-        self._told = TextPieces()
         self._plan: list[str] = []
         self._calls: dict[Any, _Call] = {}
         self._restarted = ""  # the note of a call index started again
@@ -174,10 +172,6 @@ class CohereStream(Accumulator):
         text = content.get("text")
         if kind == "text" and type(text) is str and text:
             self._add_text(index, text)
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _add_text(self, index: Any, text: str) -> None:
         """Add a piece to the end of text part `index`'s."""

@@ -63,7 +63,7 @@ class _Call:
         self.pieces: list[str] = []
 
 
-class CohereV1Stream(Accumulator):
+class CohereV1Stream(Accumulator[Reading]):
     """Collects one v1 Chat stream, event by event; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply: the stream-end's `response` (as a dict), with what it leaves

@@ -202,7 +202,7 @@ def _late_content(parts: list[Any]) -> bool:
     return False
 
 
-class GeminiStream(Accumulator):
+class GeminiStream(Accumulator[Reading]):
     """Accumulates one `streamGenerateContent` stream (SDK chunks or JSON dicts) into a `Stop`.
 
     Given the adapter's reader (`gemini.read`), which reads the reply the chunks amount to.

@@ -27,7 +27,7 @@ __all__ = ["OllamaStream"]
 _COUNTS = ("prompt_eval_count", "eval_count")
 
 
-class OllamaStream(Accumulator):
+class OllamaStream(Accumulator[Reading]):
     """Collects one `/api/chat` or `/api/generate` NDJSON stream; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply rebuilt from the chunks: an `/api/chat`-shaped dict, or an

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from stopkit._stop import Stop
-from stopkit.adapters._engine import Rules, decide, stricter
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._engine import Rules, stricter
 from stopkit.adapters._openai_chat_rules import FINISH_REASON, RULES, filter_hits, visible_text
 from stopkit.adapters._reading import Reading, Verdict
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
@@ -250,7 +250,7 @@ class Choice:
         return {"message": message}
 
 
-class ChatStream:
+class ChatStream(Accumulator[list[Reading]]):
     """Collects one streamed chat completion into the `Stop`s its whole reply would give.
 
     Given the adapter's reader (`readings`: one `Reading` per choice of a whole reply) and the
@@ -266,8 +266,7 @@ class ChatStream:
         'completed'
     """
 
-    rules: ClassVar[Rules] = RULES
-    """The rules a stream of this kind is decided by, unless the constructor is given others."""
+    rules = RULES
     choice: ClassVar[type[Choice]] = Choice
     """How one choice is received (legacy Completions: a `text` body)."""
     kind: ClassVar[str] = "chat.completion"
@@ -276,8 +275,7 @@ class ChatStream:
     def __init__(
         self, readings: Callable[[Any], list[Reading]], rules: Rules | None = None
     ) -> None:
-        self._readings = readings
-        self._rules = self.rules if rules is None else rules  # LiteLLM: its own rules
+        super().__init__(readings, rules)  # LiteLLM: its own rules
         self._choices: dict[int, Choice] = {}
         self._error: Any = None
         self._prompt_filters: list[Any] = []
@@ -285,11 +283,10 @@ class ChatStream:
         self._head: dict[str, Any] = {}
         self._usage: Any = None
         self._events = 0
-        self._cache: tuple[Stop, ...] | None = None
 
     def feed(self, event: Any) -> None:
         """Take one chunk: an SDK `ChatCompletionChunk` or its parsed JSON `data:` object."""
-        self._cache = None
+        self._cached = None
         self._events += 1
         fields = wire(event)
         if not self._head.get("id"):
@@ -347,41 +344,34 @@ class ChatStream:
             return None
         return self._choices[min(self._choices)].text
 
-    def results(self) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice seen, in `index` order (`n > 1`)."""
-        if self._cache is None:
-            readings = self._readings(self._reply())
-            if self._choices:
-                states = [self._choices[i] for i in sorted(self._choices)]
-                for reading, state in zip(readings, states, strict=True):
-                    self._facts(reading, state.ended, state.late, state.after)
-            else:  # no choice arrived: only a blocked prompt ends such a stream
-                (reading,) = readings
-                self._facts(reading, reading.filter is not None, 0, 0)
-            self._cache = tuple(decide(reading, self._rules) for reading in readings)
-        return self._cache
+    def _readings(self) -> list[Reading]:
+        """One reading per choice seen, in `index` order (`n > 1`), the stream's facts set."""
+        readings = self._read(self._reply())
+        if self._choices:
+            states = [self._choices[i] for i in sorted(self._choices)]
+            for reading, state in zip(readings, states, strict=True):
+                self._facts(reading, state.ended, state.late, state.after)
+        else:  # no choice arrived: only a blocked prompt ends such a stream
+            (reading,) = readings
+            self._facts(reading, reading.filter is not None, 0, 0)
+        return readings
 
     def _facts(self, reading: Reading, ended: bool, late: int, after: int) -> None:
         """Set what only the stream knows on one choice's reading."""
-        reading.ended = ended
         if after:
             calls = f"{after} tool call" + ("" if after == 1 else "s")
             reading.notes.append(
                 f"{calls} of a new index after finish_reason {_EACH_CALL!r}: taken into the "
                 "same turn (a server that finishes each call, as Together does)"
             )
-        if not ended:
-            reading.notes.append(
-                f"the stream ended after {_chunks(self._events)} without a finish_reason"
-            )
-        if late:
-            reading.notes.append(
-                f"{_chunks(late)} after finish_reason carried text or tool calls: ignored"
-            )
-
-    def result(self) -> Stop:
-        """Return the `Stop` of the first choice (`stream_incomplete` before finish_reason)."""
-        return self.results()[0]
+        self._settle(
+            reading,
+            end="finish_reason",
+            ended=ended,
+            late=late,
+            cut_note=f"the stream ended after {_chunks(self._events)} without a finish_reason",
+            late_note=f"{_chunks(late)} after finish_reason carried text or tool calls: ignored",
+        )
 
 
 def _chunks(n: int) -> str:

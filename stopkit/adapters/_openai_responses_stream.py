@@ -26,12 +26,12 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
-from stopkit._stop import Stop, StopReason
-from stopkit.adapters._engine import decide, harsher, reason_of
+from stopkit._stop import StopReason
+from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._engine import harsher, reason_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["ResponsesStream"]
@@ -102,7 +102,7 @@ class _Slot:
         return self.added
 
 
-class ResponsesStream:
+class ResponsesStream(Accumulator[Reading]):
     """Collects one streamed Response into the `Stop` its non-streaming twin gives.
 
     Example:
@@ -113,25 +113,10 @@ class ResponsesStream:
         <StopReason.COMPLETED: 'completed'>
     """
 
-    __slots__ = (
-        "_cached",
-        "_end",
-        "_errors",
-        "_events",
-        "_held",
-        "_late",
-        "_order",
-        "_read",
-        "_seen",
-        "_slots",
-        "_snapshot",
-        "_terminal",
-        "_told",
-        "_top",
-    )
+    rules = RULES
 
     def __init__(self, read: Callable[[Any], Reading]) -> None:
-        self._read = read
+        super().__init__(read)
         self._slots: dict[int | None, _Slot] = {}
         self._terminal: Any = None
         self._held: StopReason | None = None  # the reason the held terminal Response decided
@@ -147,12 +132,6 @@ class ResponsesStream:
         self._top = -1
         self._late = 0
         self._events = 0
-        self._cached: Stop | None = None
-        self._told = TextPieces()
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _slot(self, fields: Any) -> _Slot:
         index = fields.get("output_index")
@@ -267,12 +246,6 @@ class ResponsesStream:
         if _has_items(response):
             self._told.lost()  # the Response's own items decide the text, not the deltas
 
-    def result(self) -> Stop:
-        """Return the `Stop` of what was fed so far (`stream_incomplete` before the end)."""
-        if self._cached is None:
-            self._cached = decide(self._reading(), RULES)
-        return self._cached
-
     def _reading(self) -> Reading:
         if self._end is not None:
             response = self._terminal
@@ -286,27 +259,26 @@ class ResponsesStream:
             # A snapshot's status (`in_progress`) is no stop value: the stream was cut.
             reading.raw_reason = None
             reading.verdict = (StopReason.UNKNOWN, "stream_incomplete")
-            reading.ended = False
             if unfinished:
                 # The cut is why such a call's arguments do not parse: it says so, first.
                 reading.calls = [
                     c.model_copy(update=_CUT) if c.id in unfinished else c for c in reading.calls
                 ]
-            reading.notes.append(
-                f"the stream ended after {self._events} events without "
-                "response.completed/incomplete/failed"
-            )
-        notes = reading.notes
-        if self._errors:
-            reading.error = reading.details["stream_errors"] = self._errors
-            said = wire(self._errors[0])
-            notes.append(
-                f"the stream carried {len(self._errors)} error event(s) "
-                f"({said.get('code')}: {said.get('message')})"
-            )
-        if self._late:
-            notes.append(f"{self._late} events arrived after {self._end}: ignored")
-        notes.extend(self._order)
+        said = wire(self._errors[0]) if self._errors else {}
+        self._settle(
+            reading,
+            end="response.completed/incomplete/failed",
+            ended=self._end is not None,
+            late=self._late,
+            error=self._errors or None,
+            error_key="stream_errors",
+            error_note=f"the stream carried {len(self._errors)} error event(s) "
+            f"({said.get('code')}: {said.get('message')})",
+            cut_note=f"the stream ended after {self._events} events without "
+            "response.completed/incomplete/failed",
+            late_note=f"{self._late} events arrived after {self._end}: ignored",
+        )
+        reading.notes.extend(self._order)
         return reading
 
     def _assembled(self) -> tuple[list[Any], frozenset[str]]:

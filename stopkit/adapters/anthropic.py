@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
 from stopkit.adapters._anthropic_stream import AnthropicStream
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import listed, to_json, wire
 
@@ -97,7 +97,7 @@ def _sendable(block: Any) -> bool:
     return isinstance(text, str) and text.strip() != ""
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(BaseAdapter):
     """Reads Anthropic Messages API replies and streams, and continues their conversations.
 
     Example:
@@ -106,13 +106,12 @@ class AnthropicAdapter:
     """
 
     name = "anthropic"
+    rules = RULES
+    read = staticmethod(read)
     # A body without `type` is never a Messages reply: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("type",)
-    tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
-        "stop_reason": STOP_REASONS
-    }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "The stop_reason arrives in `message_delta`; the reply has ended only at "
         "`message_stop` (a stream without it is unknown/stream_incomplete).",
         "An `error` event in the stream (e.g. `overloaded_error`) makes the reply "
@@ -141,14 +140,6 @@ class AnthropicAdapter:
         if kind == "message_start" or kind == "ping":
             return True
         return kind == "error" and wire(fields.get("error")).get("type") is not None
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one Messages API reply; never raises for a reply of this shape."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` as a 1-tuple (a Messages reply has a single turn)."""
-        return (decide(read(reply), RULES),)
 
     def stream(self) -> AnthropicStream:
         """Return a fresh accumulator for one streamed reply (SDK events or JSON dicts)."""
@@ -203,12 +194,3 @@ class AnthropicAdapter:
         if stop.reason is not StopReason.PAUSED:
             raise ValueError(f"only a paused Stop can be resumed; this one is {stop.reason.value}")
         return self.assistant_message(stop), {}
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Messages API message.
-
-        Example:
-            >>> AnthropicAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
 from stopkit.adapters._bedrock_invoke_rules import (
     COHERE,
@@ -46,7 +47,7 @@ from stopkit.adapters._bedrock_invoke_rules import (
 )
 from stopkit.adapters._bedrock_invoke_stream import METRICS, BedrockInvokeStream, chunk_family
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
-from stopkit.adapters._engine import decide, look_up
+from stopkit.adapters._engine import look_up
 from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
@@ -144,7 +145,7 @@ def _usage(reading: Reading, fields: Mapping[str, Any], family: Family, item: An
         reading.details["usage"] = said
 
 
-class BedrockInvokeAdapter:
+class BedrockInvokeAdapter(BaseAdapter):
     """Reads Bedrock InvokeModel bodies (and streams) of Titan, Llama, Mistral, Cohere Command.
 
     Example:
@@ -155,6 +156,9 @@ class BedrockInvokeAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    read = staticmethod(read)
+    readings = staticmethod(readings)
     # A body of one of the four families holds its family's key: auto-detection skips this
     # adapter for a JSON body with none of them.
     detect_keys: ClassVar[tuple[str, ...]] = tuple(f.key for f in (TITAN, LLAMA, MISTRAL, COHERE))
@@ -163,7 +167,7 @@ class BedrockInvokeAdapter:
         ACTION: GUARDRAIL_ACTIONS,
         "InvokeModelWithResponseStream exception event": STREAM_ERRORS,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Pass the decoded chunks (`json.loads(event['chunk']['bytes'])`, the objects each "
         "family sends: Titan's `outputText`/`completionReason`, Llama's "
         "`generation`/`stop_reason`, Mistral's `outputs`), or boto3's events as they come.",
@@ -185,14 +189,6 @@ class BedrockInvokeAdapter:
         """Say whether `event` is a decoded Titan, Llama or Mistral stream chunk."""
         return type(event) is dict and chunk_family(event) is not None
 
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one body (its first output)."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per output of the body (Cohere's generations, Titan's results)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
-
     def stream(self) -> BedrockInvokeStream:
         """Return a fresh accumulator for one InvokeModelWithResponseStream."""
         return BedrockInvokeStream(read)
@@ -204,15 +200,6 @@ class BedrockInvokeAdapter:
         turns the transcript into the family's prompt template.
         """
         return {"role": "assistant", "content": stop.text}
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`, in the shape `assistant_message` writes.
-
-        Example:
-            >>> BedrockInvokeAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Refuse: these bodies carry no tool calls, so there is nothing to answer."""

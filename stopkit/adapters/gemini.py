@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters import _gemini_turns
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._gemini_args import assemble_partial_args
 from stopkit.adapters._gemini_rules import (
     BLOCK_REASONS,
@@ -243,7 +243,7 @@ def _call(said: Mapping[str, Any], n: int, synthetic: list[str]) -> tuple[ToolCa
     return call, still_open
 
 
-class GeminiAdapter:
+class GeminiAdapter(BaseAdapter):
     """Reads Gemini API / Vertex AI `generateContent` replies and streams, and continues them.
 
     Example:
@@ -252,6 +252,9 @@ class GeminiAdapter:
     """
 
     name = "gemini"
+    rules = RULES
+    read = staticmethod(read)
+    readings = staticmethod(readings)
     # The keys `detects` accepts a body on: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = (
@@ -261,7 +264,7 @@ class GeminiAdapter:
         "finishReason": FINISH_REASONS,
         "promptFeedback.blockReason": BLOCK_REASONS,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Chunks are whole responses: text and functionCall parts accumulate, and the reply has "
         "ended at the chunk carrying finishReason (a stream without one is "
         "unknown/stream_incomplete).",
@@ -290,14 +293,6 @@ class GeminiAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a chunk of a `streamGenerateContent` stream."""
         return self.detects(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first candidate; never raises for this shape."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per candidate (a blocked prompt gives one filtered `Stop`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
 
     def stream(self) -> GeminiStream:
         """Return a fresh accumulator for one streamed reply (SDK chunks or JSON dicts)."""

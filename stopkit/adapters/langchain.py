@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult, Usage
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
 from stopkit.adapters._engine import Rules, decide, look_up
 from stopkit.adapters._gemini_rules import BLOCK_REASONS as GEMINI_BLOCK_REASONS
@@ -251,7 +252,7 @@ def _message(stop: Stop) -> Any:
     raise ValueError(f"this Stop's raw reply holds no AI message to send back ({kind or raw!r})")
 
 
-class LangChainAdapter:
+class LangChainAdapter(BaseAdapter):
     """Reads LangChain's AI messages, generations and results, and continues their conversations.
 
     Example:
@@ -260,12 +261,13 @@ class LangChainAdapter:
     """
 
     name = NAME
+    rules = UNNAMED
     # LangChain objects are never JSON bodies: auto-detection never asks this adapter about one.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         item.title: dict(item.rules.table) for item in INTEGRATIONS
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream is the AIMessageChunks (or ChatGenerationChunks) a chat model yields; they "
         "are merged as LangChain merges them (`+`), and the merged message is read.",
         "The stream has ended at the chunk that carries the integration's stop value (or "

@@ -27,7 +27,8 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult
 from stopkit.adapters import _openai_chat_turns
-from stopkit.adapters._engine import Rules, decide, look_up, stricter
+from stopkit.adapters._base import BaseAdapter
+from stopkit.adapters._engine import Rules, look_up, stricter
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._litellm_rules import (
     COLLAPSED,
@@ -177,7 +178,7 @@ def _collapsed(reading: Reading, name: str, own: Any) -> None:
     reading.verdict = verdict
 
 
-class LiteLLMStream:
+class LiteLLMStream(ChatStream):
     """Collects one streamed LiteLLM reply (`ModelResponseStream` chunks) into its `Stop`s.
 
     The chunks are Chat chunks: OpenAI Chat's accumulator rebuilds the reply, and the LiteLLM
@@ -190,13 +191,13 @@ class LiteLLMStream:
     """
 
     def __init__(self) -> None:
+        super().__init__(self._litellm_readings, RULES)
         self._natives: dict[int, Native] = {}
         self._hidden: Any = None
-        self._chat = ChatStream(self._readings, RULES)
 
     def feed(self, event: Any) -> None:
         """Take one chunk: a `ModelResponseStream` (or its JSON, a Chat chunk)."""
-        self._chat.feed(event)
+        super().feed(event)
         if self._hidden is None:
             self._hidden = getattr(event, "_hidden_params", None) or None
         for choice in listed(wire(event).get("choices")):
@@ -213,7 +214,8 @@ class LiteLLMStream:
                 return  # a refusal or a cut is never undone by a later, milder value
         self._natives[position] = native
 
-    def _readings(self, reply: dict[str, Any]) -> list[Reading]:
+    def _litellm_readings(self, reply: dict[str, Any]) -> list[Reading]:
+        """The Chat readings of the rebuilt reply, with what LiteLLM says beside them weighed."""
         found = chat_readings(reply)
         choices = listed(reply.get("choices"))  # rebuilt in index order
         if len(choices) == len(found):
@@ -223,20 +225,8 @@ class LiteLLMStream:
         place(found, natives, self._hidden, reply.get("model"))
         return found
 
-    def text_pieces(self) -> list[str] | None:
-        """The first choice's visible text so far, as its pieces (see `StreamAccumulator`)."""
-        return self._chat.text_pieces()
 
-    def results(self) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice seen, in `index` order."""
-        return self._chat.results()
-
-    def result(self) -> Stop:
-        """Return the `Stop` of the first choice (`stream_incomplete` before its finish_reason)."""
-        return self._chat.result()
-
-
-class LiteLLMAdapter:
+class LiteLLMAdapter(BaseAdapter):
     """Reads LiteLLM's `ModelResponse` and stream chunks; continues them as OpenAI Chat does.
 
     Example:
@@ -245,13 +235,16 @@ class LiteLLMAdapter:
     """
 
     name = NAME
+    rules = RULES
+    read = staticmethod(lambda reply: readings(reply)[0])
+    readings = staticmethod(readings)
     # LiteLLM objects are never JSON bodies: auto-detection never asks this adapter about one.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "finish_reason": LITELLM_FINISH_REASON,
         **{rules.title: dict(rules.table) for rules in NATIVE.values()},
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "Stream chunks are read as OpenAI Chat chunks are (the same accumulator).",
         "LiteLLM keeps no native_finish_reason in stream chunks: a stream is read by LiteLLM's "
         "own finish_reason, with a note.",
@@ -264,14 +257,6 @@ class LiteLLMAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a LiteLLM stream chunk (`ModelResponseStream`, by its class)."""
         return type(event) is not dict and _kind(event) == "ModelResponseStream"
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(readings(reply)[0], RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
 
     def stream(self) -> LiteLLMStream:
         """Return a fresh accumulator for one streamed reply."""
@@ -295,15 +280,6 @@ class LiteLLMAdapter:
             [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
         """
         return _openai_chat_turns.tool_results(stop, results)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`, in OpenAI Chat's form (what LiteLLM takes).
-
-        Example:
-            >>> LiteLLMAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Return the messages that resume a paused Anthropic turn: the reply, sent back.

@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import Rules, decide
+from stopkit.adapters._engine import Rules
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
 from stopkit.adapters._reading import Reading, Verdict, identify
@@ -193,7 +194,7 @@ def _output_items(stop: Stop) -> list[Any]:
     return listed(wire(reply).get("output"))
 
 
-class OpenAIAgentsAdapter:
+class OpenAIAgentsAdapter(BaseAdapter):
     """Reads OpenAI Agents SDK run results and model responses.
 
     Example:
@@ -202,6 +203,8 @@ class OpenAIAgentsAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    read = staticmethod(read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {
@@ -213,18 +216,6 @@ class OpenAIAgentsAdapter:
         """Say whether `reply` is a `RunResult`, `RunResultStreaming` or Agents `ModelResponse`."""
         return class_of(reply, "agents.", _CLASSES) is not None
 
-    def detects_event(self, event: Any) -> bool:
-        """Say no: a streamed run is read from its `RunResultStreaming`, at any point."""
-        return False
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of a run result or a model response; never raises for one."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the one `Stop` as a 1-tuple (a run has no choices)."""
-        return (decide(read(reply), RULES),)
-
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the model response's output items, as Responses input dicts."""
         return [to_json(item) for item in _output_items(stop)]
@@ -232,15 +223,6 @@ class OpenAIAgentsAdapter:
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one Responses answer item per result (`function_call_output`, ...)."""
         return answers(_output_items(stop), results)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Responses input item, as the SDK takes one.
-
-        Example:
-            >>> OpenAIAgentsAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def resume(self, stop: Stop) -> tuple[list[Any], dict[str, Any]]:
         """Refuse: nothing an Agents result says is a pause (approvals are tool requests).

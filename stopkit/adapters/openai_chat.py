@@ -30,8 +30,8 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters import _openai_chat_turns, _openai_choices
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_chat_rules import (
     CONTENT_FILTER,
     FINISH_DETAILS_TYPE,
@@ -156,7 +156,7 @@ def _custom_call(item: Mapping[str, Any]) -> ToolCall:
     return tool_call(item.get("id"), custom.get("name"), {"input": text})
 
 
-class OpenAIChatAdapter:
+class OpenAIChatAdapter(BaseAdapter):
     """Reads OpenAI Chat Completions replies and the OpenAI-compatible servers' dialects.
 
     Example:
@@ -165,6 +165,9 @@ class OpenAIChatAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    read = staticmethod(read)
+    readings = staticmethod(readings)
     # A chat completion has a `choices` list: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("choices",)
@@ -175,7 +178,7 @@ class OpenAIChatAdapter:
         "content_filter_results (Azure, filtered: true)": CONTENT_FILTER,
         "prompt_filter_results (Azure)": PROMPT_FILTER,
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream ends at the chunk carrying finish_reason; the usage-only chunk after it "
         "(choices: []) is read for usage only.",
         "Azure's asynchronous filter may send content_filter after stop, or annotation chunks "
@@ -214,14 +217,6 @@ class OpenAIChatAdapter:
             return any(wire(choice).get("delta") is not None for choice in choices)
         return kind not in ("text_completion",)
 
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in readings(reply))
-
     def stream(self) -> ChatStream:
         """Return a fresh accumulator for one streamed chat completion."""
         return ChatStream(readings)
@@ -244,23 +239,3 @@ class OpenAIChatAdapter:
             [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
         """
         return _openai_chat_turns.tool_results(stop, results)
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Not applicable: Chat Completions never pauses a turn, so there is nothing to resume.
-
-        Raises:
-            ValueError: always, naming the stop's reason.
-        """
-        raise ValueError(
-            f"openai.chat replies cannot be resumed: Chat Completions has no paused stop "
-            f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
-        )
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Chat Completions message.
-
-        Example:
-            >>> OpenAIChatAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}

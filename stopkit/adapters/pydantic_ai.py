@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._engine import decide, harsher, look_up
 from stopkit.adapters._framework import class_of
@@ -50,20 +51,20 @@ __all__ = ["FINISH_REASON", "STATE", "PydanticAIAdapter", "read"]
 _TITLE = "finish_reason"
 
 
-def read(response: Any) -> Reading:
+def read(reply: Any) -> Reading:
     """Read one pydantic-ai `ModelResponse` into its facts.
 
     Example:
         >>> read(response).details["read_as"]  # doctest: +SKIP
         'anthropic'
     """
-    fields = wire(response)
+    fields = wire(reply)
     kept = fields.get("provider_details")
     kept = kept if isinstance(kept, dict) else {}
     own = fields.get("finish_reason")
     provider = fields.get("provider_name")
     raw = kept.get("finish_reason")
-    reading = Reading(response, raw)
+    reading = Reading(reply, raw)
     # pydantic_ai/messages.py `ModelResponse.model_name`, `.provider_response_id`.
     identify(reading, fields.get("model_name"), fields.get("provider_response_id"))
     details = reading.details
@@ -203,7 +204,7 @@ def _is_response(reply: Any) -> bool:
     return class_of(reply, "pydantic_ai.", _RESPONSE) is not None
 
 
-class Snapshots(Accumulator):
+class Snapshots(Accumulator[Reading]):
     """A pydantic-ai stream, as the `ModelResponse` snapshots it yields: the last one is the reply.
 
     pydantic-ai streams cumulative snapshots (`StreamedResponse.get()`,
@@ -247,7 +248,7 @@ class Snapshots(Accumulator):
         return reading
 
 
-class PydanticAIAdapter:
+class PydanticAIAdapter(BaseAdapter):
     """Reads pydantic-ai `ModelResponse` objects (and streams of their snapshots).
 
     Example:
@@ -256,13 +257,15 @@ class PydanticAIAdapter:
     """
 
     name = RULES.provider
+    rules = RULES
+    read = staticmethod(read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {
         "finish_reason (pydantic-ai's own, read when no raw value was kept)": FINISH_REASON,
         "state": STATE,
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream is the ModelResponse snapshots pydantic-ai yields: the last one decides; "
         "a snapshot whose state is 'incomplete' is unknown/stream_incomplete.",
     )
@@ -274,14 +277,6 @@ class PydanticAIAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a `ModelResponse` snapshot of a pydantic-ai stream."""
         return _is_response(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one `ModelResponse`; never raises for one."""
-        return decide(read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the one `Stop` of a `ModelResponse` as a 1-tuple (it has no choices)."""
-        return (decide(read(reply), RULES),)
 
     def stream(self) -> Snapshots:
         """Return a fresh accumulator of `ModelResponse` snapshots."""
