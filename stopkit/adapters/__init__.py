@@ -14,8 +14,10 @@ Example:
 """
 
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import Rules, Step, decide, look_up, stricter
+from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._rules import Rules, Step, look_up
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
 
 __all__ = [

@@ -24,8 +24,9 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar
 
 from stopkit._stop import Stop
-from stopkit.adapters._engine import Rules, decide
+from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._text_pieces import TextPieces
 
 __all__ = ["Accumulator"]

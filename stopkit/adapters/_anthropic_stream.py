@@ -25,8 +25,8 @@ from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
 from stopkit.adapters._calls import cut, parse_arguments
 from stopkit.adapters._calls import tool_call as make_call
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["AnthropicStream"]

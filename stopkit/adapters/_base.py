@@ -9,7 +9,7 @@ goes reader -> `Reading` -> `decide(reading, rules)` -> `Stop` the same way.
 
 Example:
     >>> from stopkit import StopReason
-    >>> from stopkit.adapters._engine import Rules
+    >>> from stopkit.adapters._rules import Rules
     >>> class Acme(BaseAdapter):
     ...     name = "acme"
     ...     rules = Rules("acme", "halt", {"DONE": (StopReason.COMPLETED, None)})
@@ -26,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolResult
-from stopkit.adapters._engine import Rules, decide
+from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["BaseAdapter"]
 

@@ -30,12 +30,13 @@ from stopkit.adapters._bedrock_invoke_rules import (
     LLAMA,
     MISTRAL,
     RULES,
+    STREAM_ERROR_FIELD,
     STREAM_ERRORS,
     TITAN,
     Family,
 )
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["METRICS", "BedrockInvokeStream", "chunk_family"]
@@ -267,7 +268,7 @@ class BedrockInvokeStream(Accumulator[Reading]):
         )
         if self._error_wins:
             reading.raw_reason = kind
-            reading.verdict = STREAM_ERRORS[kind]
+            reading.field = STREAM_ERROR_FIELD
         if self._ignored:
             reading.notes.append(
                 f"{self._ignored} event(s) that are not chunks of this stream: ignored"

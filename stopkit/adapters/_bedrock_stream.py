@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERRORS
+from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERROR_FIELD, STREAM_ERRORS
 from stopkit.adapters._calls import parse_arguments
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import wire
 
 __all__ = ["BedrockStream"]
@@ -288,7 +288,7 @@ class BedrockStream(Accumulator[Reading]):
         )
         if self._held_error:
             reading.raw_reason = self._held
-            reading.verdict = STREAM_ERRORS[self._held]
+            reading.field = STREAM_ERROR_FIELD
         # A toolUse block with no contentBlockStop: its input may be cut, ended stream or not
         # (as the Anthropic stream reads its tool_use blocks).
         # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).

@@ -23,8 +23,8 @@ from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._cohere_rules import FINISH_REASON, RULES
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import wire
 
 __all__ = ["EVENT_TYPES", "CohereStream"]

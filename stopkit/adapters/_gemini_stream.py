@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._gemini_args import assemble_partial_args
 from stopkit.adapters._gemini_rules import (
     FINISH_REASONS,
@@ -31,6 +30,7 @@ from stopkit.adapters._gemini_rules import (
 )
 from stopkit.adapters._gemini_turns import rest_bytes
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
 
 __all__ = ["GeminiStream"]

@@ -8,8 +8,8 @@ with `done: false` is not a finished reply.
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["DONE_REASON", "PROVIDER", "RULES"]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._ollama_rules import DONE_REASON, RULES
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["OllamaStream"]

@@ -23,9 +23,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import Rules, stricter
 from stopkit.adapters._openai_chat_rules import FINISH_REASON, RULES, filter_hits, visible_text
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = ["ChatStream", "Choice"]

@@ -52,7 +52,6 @@ def readings(reply: Any, body: Body) -> list[Reading]:
     around = _around(fields)
     if not isinstance(choices, _SEQUENCES):
         reading = _base(reply, None, around)
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
         reading.malformed = "choices is not a list"
         return [reading]
     if not choices:
@@ -141,15 +140,9 @@ def _base(reply: Any, raw_reason: Any, around: _Around) -> Reading:
 def _no_choice(reply: Any, around: _Around) -> Reading:
     """A reply with `choices: []`: a blocked prompt, an error, or nothing to read."""
     reading = _base(reply, None, around)
-    reading.verdict = _R.UNKNOWN, "missing"
-    blocked = around[2]
-    if blocked is not None:
-        reading.filter = blocked
-    elif reading.error is not None:
-        reading.verdict = _R.UNKNOWN, "error"
-        reading.notes.append("no choices, and an in-band error in the reply: unknown/error")
-    else:
-        reading.notes.append("the reply has no choices: unknown/missing")
+    reading.filter = around[2]
+    if reading.filter is None:
+        reading.notes.append("the reply has no choices")
     return reading
 
 
@@ -158,7 +151,6 @@ def _choice(reply: Any, choice: Any, around: _Around, body: Body) -> Reading:
     said = wire(choice)
     reading = _base(reply, said.get("finish_reason"), around)
     if choice is None or isinstance(choice, _NOT_AN_OBJECT):
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
         reading.malformed = f"a choice is a {type(choice).__name__}, not an object"
         return reading
     body(reading, said)

@@ -28,10 +28,10 @@ from typing import Any
 
 from stopkit._stop import StopReason
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import harsher, reason_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import harsher, reason_of
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["ResponsesStream"]
@@ -258,7 +258,6 @@ class ResponsesStream(Accumulator[Reading]):
             reading = self._read(_with_output(self._snapshot, items))
             # A snapshot's status (`in_progress`) is no stop value: the stream was cut.
             reading.raw_reason = None
-            reading.verdict = (StopReason.UNKNOWN, "stream_incomplete")
             if unfinished:
                 # The cut is why such a call's arguments do not parse: it says so, first.
                 reading.calls = [

@@ -1,7 +1,10 @@
 """`Reading`: what an adapter read from one reply, in no provider's shape.
 
 An adapter's reader fills one `Reading` per reply (per choice or candidate where there are
-several): the facts, as the reply states them. It decides nothing; the engine
+several): the facts, as the reply states them. It decides nothing, and sets no verdict: a value
+read from another stop field is a fact naming that field (`field`), which the engine looks up;
+a reply that could not be read, a value that is absent, an in-band error and a stream cut
+before its end are facts too (`malformed`, `raw_reason`, `error`, `ended`). The engine
 (`stopkit.adapters._engine.decide`) applies DESIGN section 3 to the reading, in order, once
 for every adapter, and builds the `Stop`. A stream accumulator fills the same record from the
 reply its events amount to, and says whether the stream reached its end.
@@ -35,10 +38,12 @@ class Reading:
     `raw` and `raw_reason` are what the `Stop` keeps as sent; every other fact is in the
     engine's vocabulary (a refusal is a refusal, whichever field said it):
 
-    - `verdict`: the table's answer when the reader looked it up itself (another table, a
-      decoded number); None lets the engine look `raw_reason` up in the adapter's table.
+    - `field`: the stop field `raw_reason` was read from, where it is not the adapter's own (a
+      name in its `Rules.fields`: a legacy field, a blocked prompt's reason, the value a
+      framework kept from the provider); None for the adapter's own stop field.
     - `named`: the table's name of `raw_reason` where the reader decoded it (an enum number,
-      another letter case); None when the value as sent is the name.
+      another letter case, a framework's value for one it could not name); None when the value
+      as sent is the name.
     - `text`: the visible text, thinking/reasoning excluded.
     - `calls`: client tool calls, in order (server-executed tools are not calls).
     - `answered`: ids of calls whose result already sits in the same reply (run by the provider).
@@ -58,15 +63,15 @@ class Reading:
     # Slots, every one set here: the engine reads each fact of every reply, and a slot reads
     # in about half the time of a class-level default.
     __slots__ = (
-        "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "filter",
-        "malformed", "model", "named", "notes", "raw", "raw_reason", "refusal", "response_id",
-        "stop_sequence", "text", "usage", "verdict",
+        "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "field",
+        "filter", "malformed", "model", "named", "notes", "raw", "raw_reason", "refusal",
+        "response_id", "stop_sequence", "text", "usage",
     )  # fmt: skip
 
     def __init__(self, raw: Any, raw_reason: Any = None) -> None:
         self.raw = raw
         self.raw_reason = raw_reason
-        self.verdict: Verdict | None = None
+        self.field: str | None = None
         self.named: str | None = None
         self.text = ""
         self.calls: Sequence[ToolCall] = ()

@@ -47,7 +47,6 @@ from stopkit.adapters._bedrock_invoke_rules import (
 )
 from stopkit.adapters._bedrock_invoke_stream import METRICS, BedrockInvokeStream, chunk_family
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
-from stopkit.adapters._engine import look_up
 from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
@@ -106,11 +105,7 @@ def _read_output(
         reading.text = text
     elif text is not None:
         reading.malformed = f"{where}.{family.text} is a {type(text).__name__}, not a string"
-    raw = reading.raw_reason
-    notes = reading.notes
-    reading.verdict = look_up(family.table, family.title, raw, notes)
-    if type(raw) is str and raw in family.value_notes:
-        notes.append(family.value_notes[raw])
+    reading.field = family.name  # its family's stop field: its table decides
     for name in _DETAIL_FIELDS:
         value = fields.get(name)
         if value:

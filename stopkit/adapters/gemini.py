@@ -109,7 +109,6 @@ def readings(reply: Any) -> list[Reading]:
         _prompt_feedback(reading, fields)
     else:
         reading.malformed = f"candidates is a {type(candidates).__name__}, not a list"
-        reading.verdict = (StopReason.UNKNOWN, "malformed")  # no stop value to look up
     return [reading]
 
 
@@ -121,13 +120,12 @@ def _vertex(fields: Mapping[str, Any]) -> bool:
 def _prompt_feedback(reading: Reading, fields: Mapping[str, Any]) -> None:
     """A reply with no candidates: its stop value is the prompt feedback's `blockReason`."""
     feedback = wire(either(fields, "promptFeedback", "prompt_feedback"))
+    reading.field = BLOCK_TITLE
     reading.raw_reason = raw_value(either(feedback, "blockReason", "block_reason"))
     if reading.raw_reason is None:
         reading.notes.append("the reply has no candidates")
     numbers = VERTEX_BLOCK_NUMBERS if _vertex(fields) else GEMINI_API_BLOCK_NUMBERS
-    reading.verdict = decode(reading, BLOCK_REASONS, numbers, BLOCK_TITLE)
-    if reading.verdict[1] == "prompt_blocked":  # every documented blockReason
-        reading.notes.append("no candidates: the prompt itself was blocked")
+    decode(reading, BLOCK_REASONS, numbers, BLOCK_TITLE)
     message = either(feedback, "blockReasonMessage", "block_reason_message")
     if message is not None:
         reading.details["block_reason_message"] = message
@@ -172,10 +170,9 @@ def _candidate(reply: Any, fields: Mapping[str, Any], candidate: Any, position: 
     parts = wire(said.get("content")).get("parts")
     if candidate is None or isinstance(candidate, _NOT_AN_OBJECT):
         reading.malformed = f"candidate {position} is a {type(candidate).__name__}, not an object"
-        reading.verdict = (StopReason.UNKNOWN, "malformed")  # no stop value to look up
     elif type(raw) is not str or raw not in FINISH_REASONS:
         numbers = VERTEX_FINISH_NUMBERS if _vertex(fields) else GEMINI_API_FINISH_NUMBERS
-        reading.verdict = decode(reading, FINISH_REASONS, numbers, FINISH_TITLE)
+        decode(reading, FINISH_REASONS, numbers, FINISH_TITLE)
     if parts is not None and not isinstance(parts, _SEQUENCES):
         reading.malformed = f"content.parts is a {type(parts).__name__}, not a list"
     _parts(reading, listed(parts))

@@ -28,20 +28,22 @@ from typing import Any, ClassVar
 from stopkit._stop import Stop, StopReason, ToolResult
 from stopkit.adapters import _openai_chat_turns
 from stopkit.adapters._base import BaseAdapter
-from stopkit.adapters._engine import Rules, look_up, stricter
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._litellm_rules import (
     COLLAPSED,
+    COLLAPSED_FIELD,
     COLLAPSED_VERDICTS,
     KEPT_STOP_REASON,
     LITELLM_FINISH_REASON,
     NAME,
     NATIVE,
     RULES,
+    native_field,
     wire_of,
 )
 from stopkit.adapters._openai_chat_stream import ChatStream
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, raw_value, wire
 from stopkit.adapters.openai_chat import readings as chat_readings
 
@@ -49,8 +51,9 @@ __all__ = ["LiteLLMAdapter", "LiteLLMStream", "place", "readings"]
 
 _CLASSES = frozenset({"ModelResponse", "ModelResponseStream"})
 
-Native = tuple[Any, "Rules | None"]
-"""A value LiteLLM kept from the provider, and the rules that read it (None: the provider's)."""
+Native = tuple[Any, "str | None"]
+"""A value LiteLLM kept from the provider, and the field it was kept as (None: the provider's
+own, `native_finish_reason`)."""
 
 
 def _kind(obj: Any) -> str | None:
@@ -81,7 +84,7 @@ def _native(choice: Any) -> Native:
     for part in ("message", "delta"):
         value = _kept(said.get(part), "stop_reason")
         if value is not None:
-            return value, KEPT_STOP_REASON
+            return value, KEPT_STOP_REASON.title
     return None, None
 
 
@@ -101,7 +104,7 @@ def readings(reply: Any) -> list[Reading]:
         natives = [(None, None)] * len(found)
     if len(natives) == 1 and natives[0][0] is None:  # the reply's copy of its message's fields
         value = _kept(hidden, "stop_reason") if isinstance(hidden, dict) else None
-        natives = [(value, KEPT_STOP_REASON if value is not None else None)]
+        natives = [(value, KEPT_STOP_REASON.title if value is not None else None)]
     place(found, natives, hidden, wire(reply).get("model"))
     return found
 
@@ -109,16 +112,16 @@ def readings(reply: Any) -> list[Reading]:
 def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: Any) -> None:
     """Weigh what LiteLLM says beside its Chat-shaped choices: the provider's own values.
 
-    `natives` holds each choice's kept value and the rules that read it (None: the rules of
-    the provider's wire format), `(None, None)` where LiteLLM kept none; `hidden` is the
-    reply's `_hidden_params`.
+    `natives` holds each choice's kept value and the field it was kept as (None: the
+    provider's own `native_finish_reason`), `(None, None)` where LiteLLM kept none; `hidden`
+    is the reply's `_hidden_params`.
     """
     name, provider = wire_of(hidden, model)
-    for reading, (native, kept_rules) in zip(found, natives, strict=True):
+    for reading, (native, kept_field) in zip(found, natives, strict=True):
         reading.details["integration"] = provider or name
-        if reading.verdict is not None:
-            continue  # the reply itself could not be read (no choices, malformed)
         own = reading.raw_reason
+        if reading.field is not None or (native is None and own is None):
+            continue  # a legacy field read, or nothing to weigh (no choices, no value)
         if native is None:
             reading.notes.append(
                 f"LiteLLM kept no native_finish_reason: its own finish_reason {own!r} is read "
@@ -127,7 +130,8 @@ def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: A
             )
             _collapsed(reading, name, own)
             continue
-        rules = kept_rules or NATIVE[name]
+        field = kept_field or native_field(name)
+        rules = RULES.fields[field]
         reading.raw_reason = native
         reading.details["litellm_finish_reason"] = own
         # A native value off the provider's table that LiteLLM knew: its mapped value says more
@@ -142,19 +146,13 @@ def place(found: list[Reading], natives: Sequence[Native], hidden: Any, model: A
                 f"{rules.title} {native!r} is not a documented value: LiteLLM's own "
                 f"{own!r} is read through its documented map"
             )
-            reading.verdict = LITELLM_FINISH_REASON[own]
+            reading.named = own
             continue
         if own != native:
             reading.notes.append(
                 f"{rules.title} {native!r} read (LiteLLM's finish_reason: {own!r})"
             )
-        verdict = look_up(rules.table, rules.title, native, reading.notes)
-        note = rules.value_notes.get(native) if type(native) is str else None
-        if note is not None:
-            reading.notes.append(note)
-        for step in rules.steps:  # the provider's own knowledge of its value comes along too
-            verdict = step(reading, *verdict)
-        reading.verdict = verdict
+        reading.field = field  # the provider's table, its notes and its steps decide it
 
 
 def _collapsed(reading: Reading, name: str, own: Any) -> None:
@@ -167,15 +165,14 @@ def _collapsed(reading: Reading, name: str, own: Any) -> None:
     if values is None:
         return
     said = f"its {own!r} stands for any of {name}'s " + ", ".join(repr(v) for v in values)
-    verdict = COLLAPSED_VERDICTS.get(own)
-    if verdict is None:
+    if own not in COLLAPSED_VERDICTS:
         reading.notes.append(f"LiteLLM's map: {said}")
         return
     reading.notes.append(
-        f"LiteLLM did not keep the provider's value: {said}, so which is not known: "
-        f"{verdict[0].value} with no detail"
+        f"LiteLLM did not keep the provider's value: {said}, so which is not known: read with "
+        "no detail"
     )
-    reading.verdict = verdict
+    reading.field = COLLAPSED_FIELD
 
 
 class LiteLLMStream(ChatStream):
@@ -209,7 +206,7 @@ class LiteLLMStream(ChatStream):
         """Keep a choice's native value unless one at least as strict is held already."""
         held = self._natives.get(position)
         if held is not None:
-            rules = native[1] or NATIVE[wire_of(self._hidden, model)[0]]
+            rules = RULES.field_rules(native[1] or native_field(wire_of(self._hidden, model)[0]))
             if not stricter(rules.table, held[0], native[0]):
                 return  # a refusal or a cut is never undone by a later, milder value
         self._natives[position] = native

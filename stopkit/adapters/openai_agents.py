@@ -28,10 +28,10 @@ from typing import Any, ClassVar
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
 from stopkit.adapters._reading import Reading, Verdict, identify
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import listed, to_json, wire
 from stopkit.adapters.openai_responses import read_items, read_usage
 
@@ -61,8 +61,19 @@ ITEMS: dict[str, Verdict] = {
 }
 """What a bare `ModelResponse` says, by its Responses output items (it keeps no status)."""
 
-RULES = Rules(PROVIDER, "status", {})
-"""No stop value is sent: each reading carries its verdict (from `RUN` or `ITEMS`)."""
+_RUN_TITLE = "RunResult"
+_ITEMS_TITLE = "ModelResponse items (no status kept)"
+
+RULES = Rules(
+    PROVIDER,
+    "status",
+    {},
+    fields={
+        _RUN_TITLE: Rules(PROVIDER, _RUN_TITLE, RUN),
+        _ITEMS_TITLE: Rules(PROVIDER, _ITEMS_TITLE, ITEMS),
+    },
+)
+"""No stop value is sent: each reading names what says one (a row of `RUN` or of `ITEMS`)."""
 
 _NO_STATUS = "an Agents ModelResponse keeps no status: read from its output items"
 
@@ -93,7 +104,7 @@ def _read_response(response: Any) -> Reading:
         reading.malformed = f"output is {shown}, not a list of items"
     items = listed(output)
     read_items(reading, items)
-    reading.verdict = ITEMS[_items_say(reading, items)]
+    reading.field, reading.named = _ITEMS_TITLE, _items_say(reading, items)
     usage = fields.get("usage")
     if usage is not None:
         reading.details["usage"] = usage
@@ -123,7 +134,7 @@ def _read_run(result: Any) -> Reading:
         reading.raw = result
     else:
         reading = Reading(result)
-        reading.verdict = ITEMS["no items"]
+        reading.field, reading.named = _ITEMS_TITLE, "no items"
         reading.notes.append("the run holds no model response")
     details = reading.details
     context = wire(fields.get("context_wrapper"))
@@ -136,7 +147,7 @@ def _read_run(result: Any) -> Reading:
         details["interruptions"] = waiting
         reading.calls = [_approval_call(item) for item in waiting]
         reading.answered = None
-        reading.verdict = RUN["interruptions"]
+        reading.field, reading.named = _RUN_TITLE, "interruptions"
         reading.notes.append(
             f"the run is interrupted: {len(waiting)} tool call(s) await approval "
             "(RunResult.interruptions)"
@@ -147,7 +158,7 @@ def _read_run(result: Any) -> Reading:
     elif streaming is None or final is not None:
         details["final_output"] = final
         if reading.refusal is None:
-            reading.verdict = RUN["final_output"]
+            reading.field, reading.named = _RUN_TITLE, "final_output"
             reading.calls = ()  # every call of the run was run by the SDK
             reading.notes.append("the run produced its final output: completed")
             if type(final) is str:
@@ -207,10 +218,7 @@ class OpenAIAgentsAdapter(BaseAdapter):
     read = staticmethod(read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
-    tables: ClassVar[dict[str, dict[str, Verdict]]] = {
-        "RunResult": RUN,
-        "ModelResponse items (no status kept)": ITEMS,
-    }
+    tables: ClassVar[dict[str, dict[str, Verdict]]] = {_RUN_TITLE: RUN, _ITEMS_TITLE: ITEMS}
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a `RunResult`, `RunResultStreaming` or Agents `ModelResponse`."""

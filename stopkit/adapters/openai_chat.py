@@ -36,6 +36,7 @@ from stopkit.adapters._openai_chat_rules import (
     CONTENT_FILTER,
     FINISH_DETAILS_TYPE,
     FINISH_REASON,
+    LEGACY_FIELD,
     PROMPT_FILTER,
     PROVIDER,
     RULES,
@@ -112,7 +113,7 @@ def _message(reading: Reading, said: Mapping[str, Any]) -> None:
         if (raw is None or raw == "") and type(legacy) is str and legacy in FINISH_DETAILS_TYPE:
             reading.notes.append(f"no finish_reason: legacy finish_details.type {legacy!r} read")
             reading.raw_reason = legacy
-            reading.verdict = FINISH_DETAILS_TYPE[legacy]
+            reading.field = LEGACY_FIELD
 
 
 def _calls(message: Mapping[str, Any], reading: Reading) -> None:

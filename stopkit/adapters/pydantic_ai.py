@@ -32,18 +32,19 @@ from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide, harsher, look_up
+from stopkit.adapters._engine import decide
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._pydantic_ai_rules import (
-    BLOCK_REASONS,
+    BLOCK_FIELD,
     FINISH_REASON,
+    REFUSAL_FIELD,
     RULES,
     STATE,
     TABLES,
-    VALUE_NOTES,
     wire_of,
 )
 from stopkit.adapters._reading import Reading, Verdict, identify, tokens
+from stopkit.adapters._strictness import harsher
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["FINISH_REASON", "STATE", "PydanticAIAdapter", "read"]
@@ -77,12 +78,12 @@ def read(reply: Any) -> Reading:
     if type(refusal) is str:
         reading.refusal = refusal
     if raw is not None:
-        reading.verdict = _raw_verdict(reading, wire_of(provider, raw), raw, own)
+        _raw_value(reading, wire_of(provider, raw), raw, own)
     elif wire_of(provider, None) == "gemini" and kept.get("block_reason") is not None:
         # GoogleModel keeps a blocked prompt's `promptFeedback.blockReason` in its place.
         reading.raw_reason = kept["block_reason"]
         details["read_as"] = "gemini"
-        reading.verdict = look_up(BLOCK_REASONS, "block_reason", reading.raw_reason, reading.notes)
+        reading.field = BLOCK_FIELD
     else:
         _framework_value(reading, provider, own)
     _read_state(reading, fields.get("state"))
@@ -94,24 +95,18 @@ def read(reply: Any) -> Reading:
     return reading
 
 
-def _raw_verdict(reading: Reading, wire_name: str, raw: Any, own: Any) -> Verdict:
-    """The provider's own value, through its wire format's table (pydantic-ai's when off it)."""
+def _raw_value(reading: Reading, wire_name: str, raw: Any, own: Any) -> None:
+    """The provider's own value, read with its wire format's table (pydantic-ai's when off it)."""
     reading.details["read_as"] = wire_name
-    table = TABLES[wire_name]
-    entry = table.get(raw) if type(raw) is str else None
-    if entry is not None:
-        note = VALUE_NOTES.get(wire_name, {}).get(raw)
-        if note is not None:
-            reading.notes.append(note)
-        return entry
-    if type(own) is str and own in FINISH_REASON:
-        verdict = FINISH_REASON[own]
+    listed = type(raw) is str and raw in TABLES[wire_name]
+    if not listed and type(own) is str and own in FINISH_REASON:
+        reading.named = own  # pydantic-ai mapped a value stopkit has no row for: its own
         reading.notes.append(
             f"{_TITLE} {raw!r} is not in the {wire_name} table: read pydantic-ai's "
-            f"finish_reason {own!r} ({verdict[0].value})"
+            f"finish_reason {own!r}"
         )
-        return verdict
-    return look_up(table, _TITLE, raw, reading.notes)
+    else:
+        reading.field = wire_name
 
 
 def _framework_value(reading: Reading, provider: Any, own: Any) -> None:
@@ -120,10 +115,10 @@ def _framework_value(reading: Reading, provider: Any, own: Any) -> None:
     if reading.refusal is not None and own == "content_filter":
         # The OpenAI models drop the raw value of a refusal and say `content_filter`.
         reading.raw_reason = own
+        reading.field = REFUSAL_FIELD
         reading.notes.append(
             f"pydantic-ai kept a refusal and no raw finish_reason{who}: filtered/refusal"
         )
-        reading.verdict = (StopReason.FILTERED, "refusal")
         return
     reading.raw_reason = own
     if own is not None:

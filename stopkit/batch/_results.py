@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from stopkit import Adapter, Stop, StopkitError, detect, get_adapter, normalize, normalize_all
-from stopkit.adapters._engine import harsher
+from stopkit.adapters._strictness import harsher
 from stopkit.batch._json import loads
 from stopkit.batch._record import Outcome, Record
 
