@@ -47,7 +47,8 @@ class Case:
         if type(raw) is not str and raw is not None:
             raw = raw_value(raw)  # an SDK enum member: its wire value
         self.raw: Any = raw
-        self.field = field = rules.field_rules(reading.field)
+        name = reading.field
+        self.field = field = rules if name is None else rules.field_rules(name)
         self.reason, self.detail = self._looked_up()
         for step in field.steps:
             self.reason, self.detail = step(reading, self.reason, self.detail)

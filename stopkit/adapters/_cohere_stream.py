@@ -81,6 +81,10 @@ def _index(fields: Any) -> Any:
     return index if index is None or isinstance(index, int | str | float) else _ODD_INDEX
 
 
+#: The events that carry a piece of the reply (text, a call's arguments, the tool plan).
+_DELTAS = frozenset({"content-delta", "tool-call-delta", "tool-plan-delta"})
+
+
 class CohereStream(Accumulator[Reading]):
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
@@ -123,7 +127,26 @@ class CohereStream(Accumulator[Reading]):
         elif self._ended:
             if kind in _CONTENT_EVENTS:
                 self._late += 1  # the reply has ended: nothing else changes it
-        elif kind == "content-delta":
+        elif type(kind) is str and kind in _DELTAS:
+            self._delta(kind, fields)
+        elif kind == "content-start":
+            self._start_content(fields)
+        elif kind == "tool-call-start":
+            self._start_call(fields)
+        elif kind == "tool-call-end":
+            call = self._calls.get(_index(fields))
+            if call is not None:
+                call.ended = True
+        elif kind == "citation-start":
+            citation = _message(fields).get("citations")
+            if citation is not None:
+                self._citations.append(citation)
+        elif kind == "message-start":
+            self._id = fields.get("id")
+
+    def _delta(self, kind: str, fields: Any) -> None:
+        """A piece of text, of a call's arguments, or of the tool plan."""
+        if kind == "content-delta":
             index = _index(fields)
             if self._kinds.get(index, "text") == "text":
                 text = wire(_message(fields).get("content")).get("text")
@@ -135,34 +158,22 @@ class CohereStream(Accumulator[Reading]):
             piece = wire(item.get("function")).get("arguments")
             if call is not None and type(piece) is str:
                 call.fragments.append(piece)
-        elif kind == "tool-plan-delta":
+        else:  # tool-plan-delta
             piece = _message(fields).get("tool_plan")
             if type(piece) is str:
                 self._plan.append(piece)
-        elif kind == "content-start":
-            self._start_content(fields)
-        elif kind == "tool-call-start":
-            item = wire(_message(fields).get("tool_calls"))
-            function = wire(item.get("function"))
-            index = _index(fields)
-            if index in self._calls and not self._restarted:  # said once, however often
-                self._restarted = (
-                    f"tool call index {index!r} started again: the earlier call was replaced "
-                    "(it is not in the reply)"
-                )
-            self._calls[index] = _Call(
-                item.get("id"), function.get("name"), function.get("arguments")
+
+    def _start_call(self, fields: Any) -> None:
+        """A call begins (a restarted index replaces the earlier call, with a note)."""
+        item = wire(_message(fields).get("tool_calls"))
+        function = wire(item.get("function"))
+        index = _index(fields)
+        if index in self._calls and not self._restarted:  # said once, however often
+            self._restarted = (
+                f"tool call index {index!r} started again: the earlier call was replaced "
+                "(it is not in the reply)"
             )
-        elif kind == "tool-call-end":
-            call = self._calls.get(_index(fields))
-            if call is not None:
-                call.ended = True
-        elif kind == "citation-start":
-            citation = _message(fields).get("citations")
-            if citation is not None:
-                self._citations.append(citation)
-        elif kind == "message-start":
-            self._id = fields.get("id")
+        self._calls[index] = _Call(item.get("id"), function.get("name"), function.get("arguments"))
 
     def _start_content(self, fields: Any) -> None:
         index = _index(fields)

@@ -30,7 +30,8 @@ def decide(reading: Reading, rules: Rules) -> Stop:
     for rule in SECTION_3:
         if rule(case):
             break
-    _full_ceiling(case)
+    if reading.ceiling is not None:
+        _full_ceiling(case)
     return _stop(case, rules.provider)
 
 

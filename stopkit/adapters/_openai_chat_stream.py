@@ -47,6 +47,26 @@ class _Call:
         self.args: list[str] = []
         self.whole: Any = None  # arguments sent as an object rather than string pieces
 
+    def merge(self, fragment: Any, call_id: str | None) -> None:
+        """Take a fragment's id (the first sent), name (the first sent) and argument piece."""
+        if call_id is not None:
+            if self.id is None:
+                self.id = call_id
+        else:
+            sent = fragment.get("id")
+            if self.id is None and sent is not None and not isinstance(sent, str):
+                self.id = sent  # not a string: the reply reader makes the call incomplete
+        function = wire(fragment.get("function"))
+        name = function.get("name")
+        if self.name is None and isinstance(name, str) and name:
+            self.name = name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            if arguments:
+                self.args.append(arguments)
+        elif arguments is not None:
+            self.whole = arguments
+
     def as_call(self) -> dict[str, Any]:
         arguments = "".join(self.args) if self.whole is None else self.whole
         function = {"name": self.name, "arguments": arguments}
@@ -136,23 +156,13 @@ class Choice:
             self._delta(wire(delta))
 
     def _delta(self, delta: Any) -> None:
+        if self.ended:  # nothing sent after the end is taken, but a call of a new index
+            self._after_the_end(delta)
+            return
         content = delta.get("content")
         refusal = delta.get("refusal")
         fragments = delta.get("tool_calls")
         legacy = delta.get("function_call")
-        if self.ended:  # nothing sent after the end is taken, but a call of a new index
-            late = bool(content or refusal or legacy is not None)
-            before = len(self.calls)
-            for fragment in listed(fragments) if fragments else ():
-                said = wire(fragment)
-                if self._same_turn(said):
-                    self._merge_call(said)
-                else:
-                    late = True
-            self.after += len(self.calls) - before
-            if late:
-                self.late += 1
-            return
         if content:
             text = content if type(content) is str else visible_text(content)
             if text:
@@ -163,13 +173,33 @@ class Choice:
             for fragment in listed(fragments):
                 self._merge_call(wire(fragment))
         if legacy is not None:
-            said = wire(legacy)
-            name = said.get("name")
-            if self.legacy_name is None and isinstance(name, str) and name:
-                self.legacy_name = name
-            arguments = said.get("arguments")
-            if isinstance(arguments, str) and arguments:
-                self.legacy_args.append(arguments)
+            self._legacy_call(wire(legacy))
+
+    def _after_the_end(self, delta: Any) -> None:
+        """A delta after the choice's finish: only a call of a new index (the same turn) counts."""
+        fragments = delta.get("tool_calls")
+        late = bool(
+            delta.get("content") or delta.get("refusal") or delta.get("function_call") is not None
+        )
+        before = len(self.calls)
+        for fragment in listed(fragments) if fragments else ():
+            said = wire(fragment)
+            if self._same_turn(said):
+                self._merge_call(said)
+            else:
+                late = True
+        self.after += len(self.calls) - before
+        if late:
+            self.late += 1
+
+    def _legacy_call(self, said: Any) -> None:
+        """A piece of the legacy `function_call`: its name (the first sent), its arguments."""
+        name = said.get("name")
+        if self.legacy_name is None and isinstance(name, str) and name:
+            self.legacy_name = name
+        arguments = said.get("arguments")
+        if isinstance(arguments, str) and arguments:
+            self.legacy_args.append(arguments)
 
     def _same_turn(self, fragment: Any) -> bool:
         """Say whether a tool-call fragment sent after the end still belongs to this turn.
@@ -186,41 +216,34 @@ class Choice:
         return position is None or position >= self.closed
 
     def _merge_call(self, fragment: Any) -> None:
+        """Merge one tool-call fragment into the call it continues (or a new one)."""
         index = _index(fragment)
         sent = fragment.get("id")
         call_id = sent if isinstance(sent, str) and sent else None
-        position: int | None
-        if type(index) is int:
-            position = self.by_index.get(index)
-            # Some servers number every call 0 and send each whole: a new id is a new call.
-            if position is not None and call_id and self.calls[position].id not in (None, call_id):
-                position = None
-        elif call_id is not None:
-            position = self.by_id.get(call_id)
-        else:
-            position = len(self.calls) - 1 if self.calls else None
+        position = self._continued(index, call_id)
         if position is None:
             position = len(self.calls)
             self.calls.append(_Call())
         if type(index) is int:
             self.by_index[index] = position
-        call = self.calls[position]
         if call_id is not None:
             self.by_id[call_id] = position
-            if call.id is None:
-                call.id = call_id
-        elif call.id is None and sent is not None and not isinstance(sent, str):
-            call.id = sent  # not a string: the reply reader makes the call incomplete
-        function = wire(fragment.get("function"))
-        name = function.get("name")
-        if call.name is None and isinstance(name, str) and name:
-            call.name = name
-        arguments = function.get("arguments")
-        if isinstance(arguments, str):
-            if arguments:
-                call.args.append(arguments)
-        elif arguments is not None:
-            call.whole = arguments
+        self.calls[position].merge(fragment, call_id)
+
+    def _continued(self, index: Any, call_id: str | None) -> int | None:
+        """The position of the call a fragment continues (None: it starts a new one).
+
+        By its index, else by its id, else the last call.
+        """
+        if type(index) is int:
+            position = self.by_index.get(index)
+            # Some servers number every call 0 and send each whole: a new id is a new call.
+            if position is not None and call_id and self.calls[position].id not in (None, call_id):
+                return None
+            return position
+        if call_id is not None:
+            return self.by_id.get(call_id)
+        return len(self.calls) - 1 if self.calls else None
 
     def as_choice(self, index: int) -> dict[str, Any]:
         """The choice of the whole reply these pieces amount to (everything joined once)."""
@@ -295,6 +318,20 @@ class ChatStream(Accumulator[list[Reading]]):
             self._head = {
                 key: fields.get(key) for key in ("id", "created", "model", "system_fingerprint")
             }
+        self._around(fields)
+        choices = fields.get("choices")
+        if choices:
+            for choice in listed(choices):
+                said = wire(choice)
+                index = said.get("index")
+                key = index if type(index) is int else 0
+                state = self._choices.get(key)
+                if state is None:
+                    state = self._choices[key] = self.choice()
+                state.feed(said)
+
+    def _around(self, fields: Any) -> None:
+        """Take what a chunk says beside its choices: usage, an error, moderation, filters."""
         usage = fields.get("usage")
         x_groq = fields.get("x_groq")
         if x_groq is not None:
@@ -314,16 +351,6 @@ class ChatStream(Accumulator[list[Reading]]):
         filters = fields.get("prompt_filter_results")
         if filters:
             self._prompt_filters.extend(listed(filters))
-        choices = fields.get("choices")
-        if choices:
-            for choice in listed(choices):
-                said = wire(choice)
-                index = said.get("index")
-                key = index if type(index) is int else 0
-                state = self._choices.get(key)
-                if state is None:
-                    state = self._choices[key] = self.choice()
-                state.feed(said)
 
     def _reply(self) -> dict[str, Any]:
         """The whole reply the stream amounts to (the `raw` of its Stops)."""

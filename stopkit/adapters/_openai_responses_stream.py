@@ -167,42 +167,49 @@ class ResponsesStream(Accumulator[Reading]):
         number = fields.get("sequence_number")
         if type(number) is int and self._repeated(number, event):
             return
-        buffer = _DELTA.get(kind)
         if kind in _TERMINAL:
             self._take_terminal(kind, fields.get("response"))
         elif self._end is not None:
             self._late += 1  # the reply has ended: nothing else changes it
-        elif buffer is not None:
+        elif kind in _DELTA or kind in _DONE:
+            self._piece(kind, fields)
+        elif kind == "response.output_item.added" or kind == "response.output_item.done":
+            self._item(kind, fields)
+        elif kind in _SNAPSHOT:
+            self._snapshot = fields.get("response")
+        elif kind == "error":
+            error = fields.get("error")
+            self._errors.append(to_json(error if error is not None else event))
+
+    def _piece(self, kind: str, fields: Any) -> None:
+        """A piece of an item's text, refusal or arguments (a delta), or the whole of one."""
+        buffer = _DELTA.get(kind)
+        if buffer is not None:
             delta = fields.get("delta")
             if type(delta) is str:
                 slot = self._slot(fields)
                 getattr(slot, buffer).append(delta)
                 if buffer == "text" and slot.done is None and slot.kind() == "message":
                     self._told.add(slot.position, delta)
-        elif kind == "response.output_item.added":
-            slot = self._slot(fields)
-            before = self._shown(slot)
+            return
+        name, buffer = _DONE[kind]
+        value = fields.get(name)
+        slot = self._slot(fields)
+        if type(value) is str and slot.done is None:
+            setattr(slot, buffer, [value])
+            if buffer == "args":
+                slot.args_done = True
+
+    def _item(self, kind: str, fields: Any) -> None:
+        """An output item's first form (`added`) or final form (`done`, which holds it all)."""
+        slot = self._slot(fields)
+        before = self._shown(slot)
+        if kind == "response.output_item.added":
             slot.added = fields.get("item")
-            self._retold(slot, before)
-        elif kind == "response.output_item.done":
-            slot = self._slot(fields)
-            before = self._shown(slot)
+        else:
             slot.done = fields.get("item")
             slot.text, slot.refusal, slot.args = [], [], []  # the item holds them now
-            self._retold(slot, before)
-        elif kind in _DONE:
-            name, buffer = _DONE[kind]
-            value = fields.get(name)
-            slot = self._slot(fields)
-            if type(value) is str and slot.done is None:
-                setattr(slot, buffer, [value])
-                if buffer == "args":
-                    slot.args_done = True
-        elif kind in _SNAPSHOT:
-            self._snapshot = fields.get("response")
-        elif kind == "error":
-            error = fields.get("error")
-            self._errors.append(to_json(error if error is not None else event))
+        self._retold(slot, before)
 
     def _repeated(self, number: int, event: Any) -> bool:
         """Say whether `event` repeats the one already seen under `number` (noting oddities)."""

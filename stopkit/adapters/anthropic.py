@@ -38,30 +38,7 @@ def read(reply: Any) -> Reading:
         shown = "missing" if content is None else f"a {type(content).__name__}"
         reading.malformed = f"content is {shown}, not a list of blocks"
         content = listed(content)
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    answered: set[str] | None = None
-    kind: Any = None
-    for block in content:
-        said = wire(block)
-        kind = said.get("type")
-        if kind == "text":
-            value = said.get("text")
-            if type(value) is str:
-                texts.append(value)
-        elif kind == "tool_use":
-            calls.append(tool_call(said.get("id"), said.get("name"), said.get("input")))
-        elif type(kind) is str and kind.endswith("tool_result"):
-            # Results (`*_tool_result`, `mcp_tool_result`, `tool_result`) name their call.
-            result_of = said.get("tool_use_id")
-            if type(result_of) is str:  # an id of another type names no call (nor hashes)
-                if answered is None:
-                    answered = set()
-                answered.add(result_of)
-    reading.text = "".join(texts)
-    reading.calls = calls
-    reading.answered = answered
-    reading.cut_in_call = kind == "tool_use"
+    _read_blocks(reading, content)
     stop_sequence = fields.get("stop_sequence")
     if type(stop_sequence) is str:
         reading.stop_sequence = stop_sequence
@@ -86,6 +63,34 @@ def read(reply: Any) -> Reading:
             counts.get("cache_creation_input_tokens"),
         )
     return reading
+
+
+def _read_blocks(reading: Reading, content: list[Any]) -> None:
+    """Read the content blocks: visible text, client calls, the ids of calls answered in it."""
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    answered: set[str] | None = None
+    kind: Any = None
+    for block in content:
+        said = wire(block)
+        kind = said.get("type")
+        if kind == "text":
+            value = said.get("text")
+            if type(value) is str:
+                texts.append(value)
+        elif kind == "tool_use":
+            calls.append(tool_call(said.get("id"), said.get("name"), said.get("input")))
+        elif type(kind) is str and kind.endswith("tool_result"):
+            # Results (`*_tool_result`, `mcp_tool_result`, `tool_result`) name their call.
+            result_of = said.get("tool_use_id")
+            if type(result_of) is str:  # an id of another type names no call (nor hashes)
+                if answered is None:
+                    answered = set()
+                answered.add(result_of)
+    reading.text = "".join(texts)
+    reading.calls = calls
+    reading.answered = answered
+    reading.cut_in_call = kind == "tool_use"
 
 
 def _sendable(block: Any) -> bool:

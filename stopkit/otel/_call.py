@@ -94,6 +94,26 @@ def claim() -> ModelCall | None:
     return call
 
 
+def _reply_attributes(stops: Sequence[Stop], streamed: bool) -> dict[str, Any]:
+    """The reply's span attributes: its finish reasons, stopkit's reading, its model and id.
+
+    The model and the id are the adapter's reading (`Stop.model`, `Stop.response_id`, each wire
+    read with its own field names): nothing here reads the reply again.
+    """
+    stop = stops[0]  # the first choice's reading; every choice has its finish reason
+    attributes: dict[str, Any] = {
+        n.FINISH_REASONS_KEY: tuple(n.FINISH_REASONS[s.reason] for s in stops),
+        **stop_attributes(stop),
+    }
+    if streamed:
+        attributes[n.REQUEST_STREAM] = True
+    if stop.response_id is not None:
+        attributes[n.RESPONSE_ID] = stop.response_id
+    if stop.model is not None:
+        attributes[n.RESPONSE_MODEL] = stop.model
+    return attributes
+
+
 class ModelCall:
     """The span and metrics of one model call, from its start to its reply or its failure."""
 
@@ -182,15 +202,7 @@ class ModelCall:
             self.provider = metric[n.PROVIDER] = attributes[n.PROVIDER] = n.provider_name(
                 self.adapter
             )
-        attributes[n.FINISH_REASONS_KEY] = tuple(n.FINISH_REASONS[s.reason] for s in stops)
-        attributes.update(stop_attributes(stop))
-        if streamed:
-            attributes[n.REQUEST_STREAM] = True
-        # The adapter read them, with its wire's own field names (`Stop.model`, `.response_id`).
-        if stop.response_id is not None:
-            attributes[n.RESPONSE_ID] = stop.response_id
-        if stop.model is not None:
-            attributes[n.RESPONSE_MODEL] = stop.model
+        attributes.update(_reply_attributes(stops, streamed))
         usage = stop.usage
         counts = n.usage_attributes(self.adapter or "", usage) if usage is not None else {}
         attributes.update(counts)
@@ -209,6 +221,10 @@ class ModelCall:
         tokens_out = counts.get(n.OUTPUT_TOKENS)
         if tokens_out is not None:
             t.token_usage.record(tokens_out, {**metric, n.TOKEN_TYPE: "output"})
+        self._count_stops(stops)
+
+    def _count_stops(self, stops: Sequence[Stop]) -> None:
+        """Count each choice's stop (`stopkit.stops`): its adapter, reason, detail, provider."""
         provider = self.provider
         for each in stops:  # one reply per choice read
             counted = [(n.STOP_PROVIDER, each.provider), (n.STOP_REASON, each.reason.value)]
@@ -217,7 +233,7 @@ class ModelCall:
             detail = attribute_value(each.detail)  # a custom adapter's may be anything
             if detail is not None:
                 counted.append((n.STOP_DETAIL, str(detail)))
-            t.count_stop(tuple(counted))
+            self.t.count_stop(tuple(counted))
 
     def _error(self, error: BaseException) -> str:
         """Mark the span failed by `error` (`error.type`, status error); return the type."""
