@@ -2,19 +2,32 @@
 
 stopkit's `Usage` keeps each format's own counts. Where a whole is needed — the prompt's size
 for compaction, the conventions' input and output counts for telemetry — the parts a format
-counts apart are added back in, from these tables.
+counts apart are added back in. Each adapter says which (`counts_apart`: `cache`,
+`reasoning`); an adapter that does not say counts nothing apart.
 """
 
 from __future__ import annotations
 
+from stopkit._errors import AdapterNotFound
+from stopkit._registry import get_adapter
 from stopkit._stop import Usage
 
-__all__ = ["INPUT_APART", "REASONING_APART", "prompt_tokens"]
+__all__ = ["counts_apart", "prompt_tokens"]
 
-INPUT_APART = frozenset({"anthropic", "bedrock"})
-"""The adapters whose input count leaves out the prompt read from and written to the cache."""
-REASONING_APART = frozenset({"gemini"})
-"""The adapters whose output count leaves out the reasoning (thinking) tokens."""
+
+def counts_apart(adapter: str) -> frozenset[str]:
+    """Return what the usage of `adapter`'s replies leaves out (`cache`, `reasoning`).
+
+    Example:
+        >>> sorted(counts_apart("anthropic")), sorted(counts_apart("someone-elses"))
+        (['cache'], [])
+    """
+    try:
+        found = get_adapter(adapter)
+    except AdapterNotFound:
+        return frozenset()
+    apart: frozenset[str] = frozenset(getattr(found, "counts_apart", ()))
+    return apart
 
 
 def prompt_tokens(adapter: str, usage: Usage) -> int | None:
@@ -27,6 +40,6 @@ def prompt_tokens(adapter: str, usage: Usage) -> int | None:
         920
     """
     tokens = usage.input_tokens
-    if tokens is None or adapter not in INPUT_APART:
+    if tokens is None or "cache" not in counts_apart(adapter):
         return tokens
     return tokens + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)

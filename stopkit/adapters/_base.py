@@ -49,6 +49,15 @@ class BaseAdapter:
     """The top-level keys a JSON body must hold at least one of (none: never a JSON body)."""
     stream_notes: ClassVar[tuple[str, ...]] = ()
     """What its streams do beyond the reply's rules, in words (the docs' reason table)."""
+    otel_provider: ClassVar[str | None] = None
+    """Its OpenTelemetry `gen_ai.provider.name` (the conventions' well-known value for its wire
+    format where there is one); None: its own name."""
+    otel_operation: ClassVar[str] = "chat"
+    """Its `gen_ai.operation.name`: `chat`, or `generate_content`, `text_completion`."""
+    counts_apart: ClassVar[frozenset[str]] = frozenset()
+    """What its usage counts leave out of the whole, as its wire format counts: `cache` (the
+    input count leaves out the prompt read from and written to the cache), `reasoning` (the
+    output count leaves out thinking)."""
 
     tables: ClassVar[Mapping[str, Mapping[str, Verdict]]]
     """Every mapping table of the adapter, by the field it maps (the docs' reason table): the

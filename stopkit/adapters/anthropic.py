@@ -112,6 +112,9 @@ class AnthropicAdapter(BaseAdapter):
 
     name = "anthropic"
     rules = RULES
+    otel_provider = "anthropic"  # gen-ai-spans.md's well-known value
+    # `input_tokens` leaves out cache reads and writes (anthropic/types/usage.py).
+    counts_apart = frozenset({"cache"})
     read = staticmethod(read)
     # A body without `type` is never a Messages reply: auto-detection skips this adapter
     # for a JSON body with none of these keys.

@@ -189,6 +189,9 @@ class BedrockAdapter(BaseAdapter):
 
     name = "bedrock"
     rules = RULES
+    otel_provider = "aws.bedrock"  # gen-ai-spans.md's well-known value
+    # Converse `inputTokens` leaves out the cached prompt, read and written (TokenUsage).
+    counts_apart = frozenset({"cache"})
     read = staticmethod(read)
     # A Converse reply holds `output.message`: auto-detection skips this adapter
     # for a JSON body with none of these keys.

@@ -152,6 +152,8 @@ class BedrockInvokeAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "aws.bedrock"  # gen-ai-spans.md's well-known value
+    otel_operation = "text_completion"  # prompt-completion bodies (Titan, Llama, Mistral, ...)
     read = staticmethod(read)
     readings = staticmethod(readings)
     # A body of one of the four families holds its family's key: auto-detection skips this

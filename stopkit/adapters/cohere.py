@@ -120,6 +120,7 @@ class CohereAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "cohere"  # gen-ai-spans.md's well-known value
     read = staticmethod(read)
     # A v2 Chat reply has a top-level `finish_reason`: auto-detection skips this adapter
     # for a JSON body with none of these keys.

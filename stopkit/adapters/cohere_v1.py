@@ -126,6 +126,7 @@ class CohereV1Adapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "cohere"  # gen-ai-spans.md's well-known value
     read = staticmethod(read)
     # A v1 Chat reply has a top-level `text`: auto-detection skips this adapter
     # for a JSON body without it.

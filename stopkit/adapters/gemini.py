@@ -250,6 +250,12 @@ class GeminiAdapter(BaseAdapter):
 
     name = "gemini"
     rules = RULES
+    # A reply says nothing of which Google endpoint sent it: `gcp.gen_ai` ("may be used when
+    # specific backend is unknown"); a wrapped google-genai client says which.
+    otel_provider = "gcp.gen_ai"
+    otel_operation = "generate_content"  # the listed value for generateContent
+    # `candidatesTokenCount` leaves out thinking (`thoughtsTokenCount`).
+    counts_apart = frozenset({"reasoning"})
     read = staticmethod(read)
     readings = staticmethod(readings)
     # The keys `detects` accepts a body on: auto-detection skips this adapter

@@ -215,6 +215,7 @@ class OpenAIAgentsAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "openai"  # a run speaks the Responses API: well-known
     read = staticmethod(read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()

@@ -167,6 +167,8 @@ class OpenAIChatAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    # gen-ai-spans.md: the compatible dialects (Azure, Groq, DeepSeek, vLLM...) speak `openai`.
+    otel_provider = "openai"
     read = staticmethod(read)
     readings = staticmethod(readings)
     # A chat completion has a `choices` list: auto-detection skips this adapter

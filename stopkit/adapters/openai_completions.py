@@ -92,6 +92,8 @@ class OpenAICompletionsAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "openai"  # gen-ai-spans.md's well-known value
+    otel_operation = "text_completion"  # legacy Completions: a prompt in, text out
     read = staticmethod(read)
     readings = staticmethod(readings)
     # A completion has a `choices` list: auto-detection skips this adapter

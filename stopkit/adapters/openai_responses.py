@@ -206,6 +206,7 @@ class OpenAIResponsesAdapter(BaseAdapter):
 
     name = PROVIDER
     rules = RULES
+    otel_provider = "openai"  # gen-ai-spans.md's well-known value
     read = staticmethod(read)
     # A Response says `object: "response"`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
