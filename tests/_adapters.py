@@ -348,7 +348,7 @@ class Framework:
 
     name: str
     module: str
-    """Its module under `stopkit.adapters` (and its test module, `tests/test_<module>.py`)."""
+    """Its module under `stopkit.adapters` (its tests: `tests/adapters/test_<module>.py`)."""
     why: str
     """Why the payload-based suites skip it."""
     otel_provider: str | None = None
@@ -361,14 +361,15 @@ FRAMEWORKS: tuple[Framework, ...] = (
         "langchain",
         "langchain",
         "LangChain messages are langchain-core objects, never a JSON body (their serialized "
-        "form, `dumpd`, is not what a chat model returns); tests/test_langchain.py builds them",
+        "form, `dumpd`, is not what a chat model returns); tests/adapters/test_langchain.py "
+        "builds them",
     ),
     Framework(
         "litellm",
         "litellm",
         "a LiteLLM reply is a litellm object whose JSON is a plain Chat body (read by "
         "openai.chat): the provider it came from lives in `_hidden_params`, outside the JSON; "
-        "tests/test_litellm.py builds them",
+        "tests/adapters/test_litellm.py builds them",
     ),
     Framework(
         "pydantic_ai",

@@ -47,7 +47,10 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, bool, str | N
     if isinstance(raw, str):
         return _parse_json_object(str(raw))
     if hasattr(raw, "model_dump") and not isinstance(raw, bytes):
-        dumped = raw.model_dump(mode="json")
+        try:
+            dumped = raw.model_dump(mode="json")
+        except (ValueError, RecursionError):  # nested deeper than pydantic serializes
+            return {}, None, False, "arguments are nested too deep to read"
         if isinstance(dumped, dict):
             return dumped, None, True, None
     return {}, None, False, f"arguments are a {type(raw).__name__}, not a JSON object"

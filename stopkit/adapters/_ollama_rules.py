@@ -19,7 +19,7 @@ PROVIDER = "ollama"
 # for a connection closed mid-generation; `server/routes.go` sets "load" and "unload" on the
 # model-management replies) and docs/api.md ("Load a model", "Unload a model"). ollama-python
 # 0.6.3 types `done_reason` as a plain `Optional[str]` (`ollama/_types.py`), so these values are
-# pinned in tests/test_ollama.py with this source.
+# pinned in tests/adapters/test_ollama.py with this source.
 #
 # "load" and "unload" answer a request with an empty `messages` list (to load the model, or to
 # unload it with keep_alive 0): nothing was generated, so they are not generation stops. A loop

@@ -198,8 +198,8 @@ EDITS = {
 SUITES = [
     ("tests/test_registry.py", None),
     ("tests/test_detect_keys.py", None),
-    ("tests/test_payload_table.py", "acme"),
-    ("tests/test_properties_adapters.py", "acme"),
+    ("tests/adapters/test_payload_table.py", "acme"),
+    ("tests/adapters/test_properties_adapters.py", "acme"),
     ("tests/adapters/test_stop_fields.py", "acme"),
     ("tests/loop/test_executor.py", "acme"),
     ("tests/loop/test_transcripts.py", None),

@@ -36,7 +36,7 @@ from stopkit.testing import assert_stop
 from tests._payloads import same_stop
 from tests._stream_text import assert_pieces_join, growth, tell_counting
 
-RECORDINGS = Path(__file__).parent / "recordings"
+RECORDINGS = Path(__file__).parents[1] / "recordings"
 ADAPTER = stopkit.get_adapter("langchain")
 CALL = {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}
 
