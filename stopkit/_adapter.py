@@ -46,6 +46,11 @@ class Adapter(Protocol):
     - `user_message(text) -> message`, a user message saying `text` in this wire API's format
       (the loop sends it for a `str` prompt, `ask_for_shorter` and the summing-up call); an
       adapter without it gets `{"role": "user", "content": text}`.
+    - `otel_provider`, `otel_operation`: its OpenTelemetry `gen_ai.provider.name` (else its
+      `name`) and `gen_ai.operation.name` (else `chat`).
+    - `counts_apart`: what its usage counts leave out of the whole (`cache`: the input count
+      leaves out cached prompt tokens; `reasoning`: the output count leaves out thinking); the
+      loop's compaction and the telemetry add those parts back in.
     """
 
     name: str

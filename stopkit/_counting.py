@@ -2,19 +2,32 @@
 
 stopkit's `Usage` keeps each format's own counts. Where a whole is needed — the prompt's size
 for compaction, the conventions' input and output counts for telemetry, the output a cut reply
-spent under its ceiling — the parts a format counts apart are added back in, from these tables.
+spent under its ceiling — the parts a format counts apart are added back in. Each adapter says
+which (`counts_apart`: `cache`, `reasoning`); an adapter that does not say counts nothing apart.
 """
 
 from __future__ import annotations
 
+from stopkit._errors import AdapterNotFound
+from stopkit._registry import get_adapter
 from stopkit._stop import Usage
 
-__all__ = ["INPUT_APART", "REASONING_APART", "output_tokens", "prompt_tokens"]
+__all__ = ["counts_apart", "output_tokens", "prompt_tokens"]
 
-INPUT_APART = frozenset({"anthropic", "bedrock"})
-"""The adapters whose input count leaves out the prompt read from and written to the cache."""
-REASONING_APART = frozenset({"gemini"})
-"""The adapters whose output count leaves out the reasoning (thinking) tokens."""
+
+def counts_apart(adapter: str) -> frozenset[str]:
+    """Return what the usage of `adapter`'s replies leaves out (`cache`, `reasoning`).
+
+    Example:
+        >>> sorted(counts_apart("anthropic")), sorted(counts_apart("someone-elses"))
+        (['cache'], [])
+    """
+    try:
+        found = get_adapter(adapter)
+    except AdapterNotFound:
+        return frozenset()
+    apart: frozenset[str] = frozenset(getattr(found, "counts_apart", ()))
+    return apart
 
 
 def prompt_tokens(adapter: str, usage: Usage) -> int | None:
@@ -26,8 +39,10 @@ def prompt_tokens(adapter: str, usage: Usage) -> int | None:
         >>> prompt_tokens("openai.chat", Usage(input_tokens=920, cache_read_tokens=900))
         920
     """
-    read, write = usage.cache_read_tokens, usage.cache_write_tokens
-    return _whole(usage.input_tokens, adapter in INPUT_APART, read, write)
+    tokens = usage.input_tokens
+    if tokens is None or "cache" not in counts_apart(adapter):
+        return tokens
+    return tokens + (usage.cache_read_tokens or 0) + (usage.cache_write_tokens or 0)
 
 
 def output_tokens(adapter: str, usage: Usage) -> int | None:
@@ -42,11 +57,7 @@ def output_tokens(adapter: str, usage: Usage) -> int | None:
         >>> output_tokens("openai.chat", Usage(output_tokens=1000, reasoning_tokens=900))
         1000
     """
-    return _whole(usage.output_tokens, adapter in REASONING_APART, usage.reasoning_tokens)
-
-
-def _whole(tokens: int | None, apart: bool, *parts: int | None) -> int | None:
-    """`tokens` with the parts counted apart added in (an unsaid count: nothing to add)."""
-    if tokens is None or not apart:
+    tokens = usage.output_tokens
+    if tokens is None or "reasoning" not in counts_apart(adapter):
         return tokens
-    return tokens + sum(part or 0 for part in parts)
+    return tokens + (usage.reasoning_tokens or 0)

@@ -56,14 +56,14 @@ LOOP_HANDLERS: Moved = {
 """`stopkit.loop.handlers.X`: the module is gone; its names are `stopkit.loop`'s or private."""
 
 ADAPTERS: Moved = {
-    "Step": ("stopkit.adapters._engine.Step", "a function (reading, reason, detail) -> pair"),
+    "Step": ("stopkit.adapters._rules.Step", "a function (reading, reason, detail) -> pair"),
     "Verdict": ("stopkit.adapters._reading.Verdict", "the facts of a Reading, which decide reads"),
     "cut": ("stopkit.adapters._calls.cut", "ToolCall.model_copy(update={'complete': False, ...})"),
     "either": ("stopkit.adapters._wire.either", "wire(obj).get(...) for each spelling"),
     "listed": ("stopkit.adapters._wire.listed", "a list check of your own"),
-    "look_up": ("stopkit.adapters._engine.look_up", "Rules, whose table decide looks up"),
+    "look_up": ("stopkit.adapters._rules.look_up", "Rules, whose table decide looks up"),
     "raw_value": ("stopkit.adapters._wire.raw_value", "the enum member's .value"),
-    "stricter": ("stopkit.adapters._engine.stricter", "a rule of your stream's own"),
+    "stricter": ("stopkit.adapters._strictness.stricter", "a rule of your stream's own"),
     "to_json": ("stopkit.adapters._wire.to_json", "the SDK model's model_dump(mode='json')"),
 }  # fmt: skip
 """`stopkit.adapters.X`: the reading helpers beyond `wire`, `tool_call` and `tokens`."""

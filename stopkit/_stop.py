@@ -204,6 +204,10 @@ class Stop(JSONSafe):
     """The caller's stop sequence that matched, where the provider names it."""
     notes: tuple[str, ...] = ()
     """Every reconciliation the adapter made, in words."""
+    model: str | None = None
+    """The model that wrote the reply, as the provider reported it (None where not said)."""
+    response_id: str | None = None
+    """The reply's id, as the provider reported it (None where not said)."""
     usage: Usage | None = None
     """Token counts as the provider reported them; None when the reply carries none."""
     details: dict[str, Any] = Field(default_factory=dict)

@@ -13,9 +13,13 @@ An adapter of a framework's objects (which no payload file can hold) has its row
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from tests.loop import _duplicates as dup
+from tests.loop import _validate as transcripts
+from tests.loop._duplicates import Duplicates
 
 _MISSING: Any = object()
 Path = tuple[Any, ...]
@@ -158,6 +162,31 @@ def _xai_ends(event: Any) -> bool:
     )
 
 
+# --- where a reply names its model and its own id (each wire's field names) -------------------
+
+
+def _model_and_id(model: str | None, reply_id: str | None) -> Callable[[Any], tuple[Any, Any]]:
+    """The values a reply holds under `model` and `reply_id` (None: the wire has no such field)."""
+
+    def names(reply: Any) -> tuple[Any, Any]:
+        return (
+            None if model is None else _field(reply, model),
+            None if reply_id is None else _field(reply, reply_id),
+        )
+
+    return names
+
+
+_MODEL_AND_ID = _model_and_id("model", "id")  # the usual field names
+
+
+def _gemini_names(reply: Any) -> tuple[Any, Any]:
+    return (
+        _field(reply, _either(reply, "modelVersion", "model_version")),
+        _field(reply, _either(reply, "responseId", "response_id")),
+    )
+
+
 @dataclass(frozen=True)
 class Builtin:
     """What the cross-adapter suites know of one built-in adapter."""
@@ -178,6 +207,16 @@ class Builtin:
     AWS event stream)."""
     tools: bool = True
     """Whether its replies can carry client tool calls (the loop's tool suites run over those)."""
+    names: Callable[[Any], tuple[Any, Any]] = _MODEL_AND_ID
+    """The model and the reply id a reply names (`Stop.model`, `Stop.response_id`)."""
+    transcript: Callable[[Sequence[Any]], None] = field(kw_only=True)
+    """Validates the messages the loop writes as its SDK's request messages."""
+    duplicates: Duplicates | None = None
+    """Two calls under one id through the loop: what runs and what is sent back (tools only)."""
+    otel_provider: str | None = None
+    """Its `gen_ai.provider.name`, a well-known value of the conventions (None: its own name)."""
+    otel_operation: str = "chat"
+    """Its `gen_ai.operation.name`."""
 
 
 BUILTINS: tuple[Builtin, ...] = (
@@ -187,6 +226,10 @@ BUILTINS: tuple[Builtin, ...] = (
         ("anthropic_messages",),
         lambda r: ("stop_reason",),
         lambda e: _field(e, "type") == "message_stop",
+        transcript=transcripts.ANTHROPIC,
+        # by id, and the Messages API wants one tool_result per tool_use id: one answer, the first
+        duplicates=dup.shaped("anthropic", ("Paris",), (("dup", ""),)),
+        otel_provider="anthropic",
     ),
     Builtin(
         "openai.chat",
@@ -195,6 +238,11 @@ BUILTINS: tuple[Builtin, ...] = (
         _chat_path,
         _chat_ends,
         more_stop_fields=(("choices", 0, "finish_details", "type"),),
+        transcript=transcripts.CHAT,
+        # by tool_call_id: both results go back, the second one the error
+        duplicates=dup.shaped("openai.chat", ("Paris",), (("dup", ""), ("dup", "")),
+                              dup.by_role_tool("tool_call_id")),
+        otel_provider="openai",
     ),
     Builtin(
         "openai.responses",
@@ -203,8 +251,19 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("status",),
         lambda e: _field(e, "type") in _RESPONSES_END,
         more_stop_fields=(("incomplete_details", "reason"), ("error", "code")),
+        transcript=transcripts.RESPONSES,
+        # by call_id: both function_call_output items go back
+        duplicates=dup.shaped("openai.responses", ("Paris",), (("dup", ""), ("dup", ""))),
+        otel_provider="openai",
     ),
-    Builtin("gemini", "gemini", ("gemini",), _gemini_path, _gemini_ends),
+    Builtin(
+        "gemini", "gemini", ("gemini",), _gemini_path, _gemini_ends, names=_gemini_names,
+        transcript=transcripts.GEMINI,
+        # one functionResponse per functionCall, in order: both go back, the second the error
+        duplicates=dup.shaped("gemini", ("Paris",), (("dup", ""), ("dup", ""))),
+        otel_provider="gcp.gen_ai",  # a reply does not say which backend
+        otel_operation="generate_content",
+    ),
     Builtin(
         "bedrock",
         "bedrock",
@@ -212,6 +271,13 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("stopReason",),
         _bedrock_ends,
         sse=False,
+        names=_model_and_id(None, None),  # service-2.json ConverseResponse: neither
+        transcript=transcripts.BEDROCK,
+        # by toolUseId: both toolResult blocks, the second with status error
+        duplicates=Duplicates(dup.bedrock_reply, lambda: dup.payload("bedrock", "end_turn.json"),
+                              dup.bedrock_answers, ("Paris",),
+                              (("dup", "success"), ("dup", "error"))),
+        otel_provider="aws.bedrock",
     ),
     Builtin(
         "bedrock.invoke",
@@ -221,15 +287,34 @@ BUILTINS: tuple[Builtin, ...] = (
         _bedrock_invoke_ends,
         sse=False,
         tools=False,  # prompt-in, text-out families: no tool calls on the wire
+        names=_model_and_id(None, "id"),  # only Cohere Command's body has an id
+        transcript=transcripts.PROMPT,
+        otel_provider="aws.bedrock",
+        otel_operation="text_completion",
     ),
     # xai_sdk's gRPC replies, as the proto's JSON (no shared corpus records gRPC).
-    Builtin("xai", "xai", (), _xai_path, _xai_ends, sse=False),
+    Builtin(
+        "xai", "xai", (), _xai_path, _xai_ends, sse=False,
+        transcript=transcripts.XAI,
+        # by tool_call_id: both ROLE_TOOL messages, the second the error
+        duplicates=Duplicates(dup.xai_reply, lambda: dup.payload("xai", "stop.json"),
+                              dup.by_role_tool("tool_call_id", "ROLE_TOOL"), ("Paris",),
+                              (("dup", ""), ("dup", ""))),
+        otel_provider="x_ai",
+    ),
     Builtin(
         "cohere",
         "cohere",
         ("cohere_v2",),
         lambda r: ("finish_reason",),
         lambda e: _field(e, "type") == "message-end",
+        names=_model_and_id(None, "id"),  # cohere/v2/types/v2chat_response.py: no model
+        transcript=transcripts.COHERE,
+        # by tool_call_id: both tool messages
+        duplicates=Duplicates(dup.cohere_reply, lambda: dup.payload("cohere", "complete.json"),
+                              dup.by_role_tool("tool_call_id"), ("Paris",),
+                              (("dup", ""), ("dup", ""))),
+        otel_provider="cohere",
     ),
     Builtin(
         "ollama",
@@ -238,6 +323,12 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("done_reason",),
         lambda e: _field(e, "done") is True,
         sse=False,
+        names=_model_and_id("model", None),  # ollama/_types.py: a reply has no id
+        transcript=transcripts.OLLAMA,
+        # Ollama sends no ids (stopkit makes distinct ones) and matches by name and order: both run
+        duplicates=Duplicates(dup.ollama_reply, lambda: dup.payload("ollama", "stop.json"),
+                              dup.by_role_tool("tool_name"), ("Paris", "Tokyo"),
+                              (("get_weather", ""), ("get_weather", ""))),
     ),
     # Issue 18's wire formats: legacy Completions (Chat's choices with a `text` body), Cohere v1
     # Chat (JSON lines told apart by `event_type`).
@@ -248,6 +339,9 @@ BUILTINS: tuple[Builtin, ...] = (
         _chat_path,
         _chat_ends,
         tools=False,  # a prompt in, text out: the endpoint takes no tools
+        transcript=transcripts.PROMPT,
+        otel_provider="openai",
+        otel_operation="text_completion",
     ),
     Builtin(
         "cohere.v1",
@@ -256,6 +350,14 @@ BUILTINS: tuple[Builtin, ...] = (
         lambda r: ("finish_reason",),
         lambda e: _field(e, "event_type") == "stream-end",
         sse=False,
+        names=_model_and_id(None, "response_id"),  # non_streamed_chat_response.py: no model
+        transcript=transcripts.COHERE_V1,
+        # Cohere v1 sends no ids either (call_<n>) and matches a result by its call: both run
+        duplicates=Duplicates(dup.cohere_v1_reply,
+                              lambda: dup.payload("cohere_v1", "complete.json"),
+                              dup.cohere_v1_answers, ("Paris", "Tokyo"),
+                              (("get_weather", ""), ("get_weather", ""))),
+        otel_provider="cohere",
     ),
 )
 
@@ -271,9 +373,12 @@ class Framework:
 
     name: str
     module: str
-    """Its module under `stopkit.adapters` (and its test module, `tests/test_<module>.py`)."""
+    """Its module under `stopkit.adapters` (its tests: `tests/adapters/test_<module>.py`)."""
     why: str
     """Why the payload-based suites skip it."""
+    otel_provider: str | None = None
+    """Its `gen_ai.provider.name` (None: its own name, as a framework of many providers)."""
+    otel_operation: str = "chat"
 
 
 FRAMEWORKS: tuple[Framework, ...] = (
@@ -281,14 +386,15 @@ FRAMEWORKS: tuple[Framework, ...] = (
         "langchain",
         "langchain",
         "LangChain messages are langchain-core objects, never a JSON body (their serialized "
-        "form, `dumpd`, is not what a chat model returns); tests/test_langchain.py builds them",
+        "form, `dumpd`, is not what a chat model returns); tests/adapters/test_langchain.py "
+        "builds them",
     ),
     Framework(
         "litellm",
         "litellm",
         "a LiteLLM reply is a litellm object whose JSON is a plain Chat body (read by "
         "openai.chat): the provider it came from lives in `_hidden_params`, outside the JSON; "
-        "tests/test_litellm.py builds them",
+        "tests/adapters/test_litellm.py builds them",
     ),
     Framework(
         "pydantic_ai",
@@ -299,6 +405,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
         "openai.agents",
         "openai_agents",
         "a RunResult holds the run's agent, context and SDK items, detected by its class",
+        otel_provider="openai",  # a run speaks the Responses API
     ),
 )
 FRAMEWORK_NAMES: tuple[str, ...] = tuple(f.name for f in FRAMEWORKS)

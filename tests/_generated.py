@@ -121,7 +121,7 @@ def _cli_run(args: tuple[str, ...]) -> str:
 
 
 def _litellm_collapsed(args: tuple[str, ...]) -> str:
-    """LiteLLM's collapsed values per wire format (its own map, pinned in tests/test_litellm.py)."""
+    """LiteLLM's collapsed values per wire format (its own map, pinned by its adapter's tests)."""
     from stopkit.adapters._litellm_rules import COLLAPSED
 
     head = "| wire format | LiteLLM's value | the provider's values it stands for |"

@@ -41,7 +41,7 @@ def test_each_framework_row_names_its_module_and_test_module() -> None:
     for row in FRAMEWORKS:
         adapter = stopkit.get_adapter(row.name)
         assert type(adapter).__module__ == f"stopkit.adapters.{row.module}", row.name
-        assert (Path(__file__).parent / f"test_{row.module}.py").is_file(), row.name
+        assert (Path(__file__).parent / "adapters" / f"test_{row.module}.py").is_file(), row.name
         assert row.why, row.name
         assert row.module not in BY_FOLDER, row.name
 

@@ -9,8 +9,8 @@ call incomplete; `stop_details` carries a refusal's explanation.
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["PROVIDER", "RULES", "STOP_REASONS"]
 

@@ -23,8 +23,8 @@ from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
 from stopkit.adapters._calls import cut, parse_arguments, partial_arguments
 from stopkit.adapters._calls import tool_call as make_call
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["AnthropicStream"]
@@ -57,7 +57,7 @@ class _Block:
         self.stopped = False
 
 
-class AnthropicStream(Accumulator):
+class AnthropicStream(Accumulator[Reading]):
     """Collects one Messages API stream into the `Stop` its non-streaming twin gives.
 
     Example:
@@ -209,28 +209,10 @@ class AnthropicStream(Accumulator):
         content: list[dict[str, Any]] = []
         calls: list[ToolCall] = []
         for block in self._blocks.values():
-            out = to_json(block.start, drop_none=True)
-            if not isinstance(out, dict):
-                out = {}
-            kind = block.kind
-            if kind == "text":
-                out["text"] = _text(out.get("text")) + "".join(block.parts)
-                if block.citations is not None:
-                    out["citations"] = [
-                        *listed(out.get("citations")),
-                        *(to_json(c, drop_none=True) for c in block.citations),
-                    ]
-            elif kind in _INPUT_BLOCKS:
-                out["input"], call = _input(block, out)
-                if kind == "tool_use":
-                    calls.append(call)
-            elif kind == "thinking":
-                out["thinking"] = _text(out.get("thinking")) + "".join(block.parts)
-                if block.signature is not None:
-                    out["signature"] = block.signature
-            elif kind == "compaction" and block.summary is not None:
-                out["content"], out["encrypted_content"] = block.summary
+            out, call = _whole(block)
             content.append(out)
+            if call is not None:
+                calls.append(call)
         message = wire(self._message)
         raw: dict[str, Any] = {
             "id": message.get("id"),
@@ -263,6 +245,32 @@ class AnthropicStream(Accumulator):
         if self._restarted:
             reading.notes.append(self._restarted)
         return reading
+
+
+def _whole(block: _Block) -> tuple[dict[str, Any], ToolCall | None]:
+    """A streamed block as the whole reply holds it (its pieces joined), and its client call."""
+    out = to_json(block.start, drop_none=True)
+    if not isinstance(out, dict):
+        out = {}
+    kind = block.kind
+    call: ToolCall | None = None
+    if kind == "text":
+        out["text"] = _text(out.get("text")) + "".join(block.parts)
+        if block.citations is not None:
+            out["citations"] = [
+                *listed(out.get("citations")),
+                *(to_json(c, drop_none=True) for c in block.citations),
+            ]
+    elif kind in _INPUT_BLOCKS:
+        out["input"], made = _input(block, out)
+        call = made if kind == "tool_use" else None
+    elif kind == "thinking":
+        out["thinking"] = _text(out.get("thinking")) + "".join(block.parts)
+        if block.signature is not None:
+            out["signature"] = block.signature
+    elif kind == "compaction" and block.summary is not None:
+        out["content"], out["encrypted_content"] = block.summary
+    return out, call
 
 
 def _input(block: _Block, out: dict[str, Any]) -> tuple[Any, ToolCall]:

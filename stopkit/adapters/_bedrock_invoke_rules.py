@@ -23,8 +23,8 @@ from typing import Any
 from stopkit._stop import StopReason
 from stopkit.adapters._bedrock_rules import STREAM_ERRORS as CONVERSE_STREAM_ERRORS
 from stopkit.adapters._cohere_rules import FINISH_REASON as COHERE_V2_FINISH_REASON
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = [
     "COHERE",
@@ -37,6 +37,7 @@ __all__ = [
     "PROVIDER",
     "RULES",
     "STREAM_ERRORS",
+    "STREAM_ERROR_FIELD",
     "TITAN",
     "TITAN_COMPLETION_REASON",
     "Family",
@@ -223,6 +224,17 @@ def family_of(fields: Mapping[str, Any]) -> Family | None:
     return None
 
 
-# Every reader looks its family's value up itself (`look_up`, setting `Reading.verdict`): the
-# table here is never consulted, and the title only names the value in the engine's own notes.
-RULES = Rules(PROVIDER, "stop value", {})
+STREAM_ERROR_FIELD = "InvokeModelWithResponseStream exception event"
+"""The stop field a stream names when an exception event ended it (`Reading.field`)."""
+
+# A reading names its family (`Reading.field` is the family's name): its table decides. A body
+# of no family has no stop value at all (it is malformed).
+RULES = Rules(
+    PROVIDER,
+    "stop value",
+    {},
+    fields={
+        **{f.name: Rules(PROVIDER, f.title, f.table, f.value_notes) for f in FAMILIES},
+        STREAM_ERROR_FIELD: Rules(PROVIDER, STREAM_ERROR_FIELD, STREAM_ERRORS),
+    },
+)

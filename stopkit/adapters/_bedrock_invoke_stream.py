@@ -30,12 +30,13 @@ from stopkit.adapters._bedrock_invoke_rules import (
     LLAMA,
     MISTRAL,
     RULES,
+    STREAM_ERROR_FIELD,
     STREAM_ERRORS,
     TITAN,
     Family,
 )
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["METRICS", "BedrockInvokeStream", "chunk_family", "decoded_chunk"]
@@ -122,7 +123,7 @@ class _Output:
         self.count: Any = None
 
 
-class BedrockInvokeStream(Accumulator):
+class BedrockInvokeStream(Accumulator[Reading]):
     """Accumulates one InvokeModelWithResponseStream into the `Stop` of its rebuilt body.
 
     Example:
@@ -185,25 +186,10 @@ class BedrockInvokeStream(Accumulator):
         late = False
         stopped = False
         for i, piece in enumerate(pieces):
-            fields = wire(piece)
             if i == len(self._outputs):  # pieces come in order: a new position is the next
                 self._outputs.append(_Output())
-            out = self._outputs[i]
-            text = fields.get(family.text)
-            if type(text) is str and text:
-                if self._ended:
-                    late = True
-                else:
-                    out.texts.append(text)
-            if chunks.output_count is not None:
-                count = fields.get(chunks.output_count)
-                if count is not None:
-                    out.count = count
-            stop = fields.get(family.stop)
-            if stop is not None:
-                stopped = True
-                if not self._ended or stricter(family.table, out.stop, stop):
-                    out.stop = stop
+            took_late, took_stop = self._piece(self._outputs[i], wire(piece), chunks)
+            late, stopped = late or took_late, stopped or took_stop
         for name in (ACTION, TRACE, METRICS):
             value = body.get(name)
             if value is not None:
@@ -213,6 +199,27 @@ class BedrockInvokeStream(Accumulator):
             self._late += 1
         if stopped or METRICS in body:
             self._ended = True
+
+    def _piece(self, out: _Output, fields: Mapping[str, Any], chunks: _Chunks) -> tuple[bool, bool]:
+        """Take one output's piece; say whether it sent text after the end, and a stop value."""
+        family = chunks.family
+        late = False
+        text = fields.get(family.text)
+        if type(text) is str and text:
+            if self._ended:
+                late = True
+            else:
+                out.texts.append(text)
+        if chunks.output_count is not None:
+            count = fields.get(chunks.output_count)
+            if count is not None:
+                out.count = count
+        stop = fields.get(family.stop)
+        if stop is None:
+            return late, False
+        if not self._ended or stricter(family.table, out.stop, stop):
+            out.stop = stop
+        return late, True
 
     def _fail(self, kind: str, payload: Any) -> None:
         """An exception event ends the stream; it wins unless a stricter stop value is held."""
@@ -267,7 +274,7 @@ class BedrockInvokeStream(Accumulator):
         )
         if self._error_wins:
             reading.raw_reason = kind
-            reading.verdict = STREAM_ERRORS[kind]
+            reading.field = STREAM_ERROR_FIELD
         if self._ignored:
             reading.notes.append(
                 f"{self._ignored} event(s) that are not chunks of this stream: ignored"

@@ -10,8 +10,8 @@ themselves are broken (`BAD_CALLS`): the engine marks every call under one incom
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = [
     "BAD_CALLS",
@@ -21,6 +21,7 @@ __all__ = [
     "SIGNALS",
     "STOP_REASONS",
     "STREAM_ERRORS",
+    "STREAM_ERROR_FIELD",
 ]
 
 PROVIDER = "bedrock"
@@ -70,4 +71,13 @@ BAD_CALLS: dict[str, str] = {
     "malformed_tool_use": "Bedrock reported the tool use as malformed",
 }
 
-RULES = Rules(PROVIDER, "stopReason", STOP_REASONS, bad_calls=BAD_CALLS)
+STREAM_ERROR_FIELD = "ConverseStream exception event"
+"""The stop field a stream names when an exception event ended it (`Reading.field`)."""
+
+RULES = Rules(
+    PROVIDER,
+    "stopReason",
+    STOP_REASONS,
+    bad_calls=BAD_CALLS,
+    fields={STREAM_ERROR_FIELD: Rules(PROVIDER, STREAM_ERROR_FIELD, STREAM_ERRORS)},
+)

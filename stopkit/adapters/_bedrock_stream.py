@@ -21,11 +21,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERRORS
+from stopkit.adapters._bedrock_rules import RULES, SIGNALS, STREAM_ERROR_FIELD, STREAM_ERRORS
 from stopkit.adapters._calls import parse_arguments
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import wire
 
 __all__ = ["BedrockStream"]
@@ -138,7 +137,7 @@ class _Block:
             self.result_content.extend(result)
 
 
-class BedrockStream(Accumulator):
+class BedrockStream(Accumulator[Reading]):
     """Accumulates one ConverseStream into the `Stop` of its reassembled reply.
 
     Example:
@@ -167,11 +166,6 @@ class BedrockStream(Accumulator):
         self._ignored = 0
         self._late = 0
         self._restarted = ""  # the note of a block index started again
-        self._told = TextPieces()
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _block(self, index: int) -> _Block:
         block = self._blocks.get(index)
@@ -212,35 +206,7 @@ class BedrockStream(Accumulator):
         if kind in _MESSAGE_EVENTS:
             if self._end:
                 return True
-            fields = wire(payload)
-            if kind == "messageStart":
-                self._role = fields.get("role", "assistant")
-                return False
-            index = fields.get("contentBlockIndex", 0)
-            if not isinstance(index, int):
-                index = 0
-            block = self._block(index)
-            shown, count = block.shows_text(), len(block.texts)
-            if kind == "contentBlockDelta":
-                block.delta(wire(fields.get("delta")))
-            elif kind == "contentBlockStart":
-                restarted = block.tool is not None or block.result is not None
-                if restarted and not self._restarted:
-                    self._restarted = (
-                        f"content block index {index!r} started again: the earlier "
-                        f"{'toolUse' if block.tool is not None else 'toolResult'} block was "
-                        "replaced (it is not in the reply)"
-                    )
-                start = wire(fields.get("start"))
-                tool = start.get("toolUse")
-                if type(tool) is dict:
-                    block.tool = dict(tool)
-                result = start.get("toolResult")
-                if type(result) is dict:
-                    block.result = dict(result)
-            else:  # contentBlockStop
-                block.stopped = True
-            self._tell(index, block, shown, count)
+            self._message_event(kind, wire(payload))
         elif kind == "messageStop":
             stop = payload if type(payload) is dict else {"stopReason": payload}
             if self._signal(stop.get("stopReason"), error=False):
@@ -260,6 +226,40 @@ class BedrockStream(Accumulator):
             self._signal(kind, error=True)
             self._end = self._end or kind
         return False
+
+    def _message_event(self, kind: str, fields: Any) -> None:
+        """Take an event that builds the message: its start, or a block's start, delta or stop."""
+        if kind == "messageStart":
+            self._role = fields.get("role", "assistant")
+            return
+        index = fields.get("contentBlockIndex", 0)
+        if not isinstance(index, int):
+            index = 0
+        block = self._block(index)
+        shown, count = block.shows_text(), len(block.texts)
+        if kind == "contentBlockDelta":
+            block.delta(wire(fields.get("delta")))
+        elif kind == "contentBlockStart":
+            self._start(index, block, wire(fields.get("start")))
+        else:  # contentBlockStop
+            block.stopped = True
+        self._tell(index, block, shown, count)
+
+    def _start(self, index: int, block: _Block, start: Any) -> None:
+        """A block's start: the toolUse or toolResult it opens (a restarted index is noted)."""
+        restarted = block.tool is not None or block.result is not None
+        if restarted and not self._restarted:
+            self._restarted = (
+                f"content block index {index!r} started again: the earlier "
+                f"{'toolUse' if block.tool is not None else 'toolResult'} block was "
+                "replaced (it is not in the reply)"
+            )
+        tool = start.get("toolUse")
+        if type(tool) is dict:
+            block.tool = dict(tool)
+        result = start.get("toolResult")
+        if type(result) is dict:
+            block.result = dict(result)
 
     def _signal(self, value: Any, *, error: bool) -> bool:
         """Hold a terminal signal unless the one held is stricter (a later, milder one loses)."""
@@ -282,6 +282,25 @@ class BedrockStream(Accumulator):
         reply.update(self._top)
         return reply
 
+    def _unfinished_calls(self, reading: Reading) -> None:
+        """Mark incomplete each call whose toolUse block never got its contentBlockStop.
+
+        Its input may be cut, ended stream or not (as the Anthropic stream reads its tool_use
+        blocks); said instead of any parse error, the cut being why it may not parse.
+        """
+        # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
+        unfinished = {
+            "" if (use_id := block.tool.get("toolUseId")) is None else str(use_id)
+            for block in self._blocks.values()
+            if block.tool is not None and not block.stopped
+        }
+        if unfinished:
+            why = _CUT if not self._end or self._held_error else _UNCLOSED
+            reading.calls = [
+                call.model_copy(update=why) if call.id in unfinished else call
+                for call in reading.calls
+            ]
+
     def _reading(self) -> Reading:
         kind, payload = self._error or ("", None)
         reading = self._settle(
@@ -294,23 +313,8 @@ class BedrockStream(Accumulator):
         )
         if self._held_error:
             reading.raw_reason = self._held
-            reading.verdict = STREAM_ERRORS[self._held]
-        # A toolUse block with no contentBlockStop: its input may be cut, ended stream or not
-        # (as the Anthropic stream reads its tool_use blocks).
-        # Keyed as `ToolCall.id` is: the id as text (an id of the wrong type would not hash).
-        unfinished = {
-            "" if (use_id := block.tool.get("toolUseId")) is None else str(use_id)
-            for block in self._blocks.values()
-            if block.tool is not None and not block.stopped
-        }
-        if unfinished:
-            # Said instead of any parse error: the input was cut, which is why it may not
-            # parse.
-            why = _CUT if not self._end or self._held_error else _UNCLOSED
-            reading.calls = [
-                call.model_copy(update=why) if call.id in unfinished else call
-                for call in reading.calls
-            ]
+            reading.field = STREAM_ERROR_FIELD
+        self._unfinished_calls(reading)
         if self._ignored:
             reading.notes.append(
                 f"{self._ignored} event(s) that are not ConverseStream events: ignored"

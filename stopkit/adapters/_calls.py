@@ -55,7 +55,10 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None, bool, str | N
             return {}, None, False, f"arguments key {odd!r} is not a string"
         return dict(raw), None, True, None
     if hasattr(raw, "model_dump") and not isinstance(raw, bytes):
-        dumped = raw.model_dump(mode="json")
+        try:
+            dumped = raw.model_dump(mode="json")
+        except (ValueError, RecursionError):  # nested deeper than pydantic serializes
+            return {}, None, False, "arguments are nested too deep to read"
         if isinstance(dumped, dict):
             return dumped, None, True, None
     return {}, None, False, f"arguments are a {type(raw).__name__}, not a JSON object"

@@ -8,8 +8,8 @@ calls are cut, and a stream's `message-end` may carry `delta.error` (an in-band 
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["FINISH_REASON", "PROVIDER", "RULES"]
 

@@ -23,9 +23,8 @@ from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._cohere_rules import FINISH_REASON, RULES
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import wire
 
 __all__ = ["EVENT_TYPES", "CohereStream"]
@@ -82,7 +81,11 @@ def _index(fields: Any) -> Any:
     return index if index is None or isinstance(index, int | str | float) else _ODD_INDEX
 
 
-class CohereStream(Accumulator):
+#: The events that carry a piece of the reply (text, a call's arguments, the tool plan).
+_DELTAS = frozenset({"content-delta", "tool-call-delta", "tool-plan-delta"})
+
+
+class CohereStream(Accumulator[Reading]):
     """Collects one v2 Chat stream, event by event; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply rebuilt from the events (a v2 Chat-shaped dict holding the
@@ -103,7 +106,6 @@ class CohereStream(Accumulator):
         self._kinds: dict[Any, str] = {}
         self._texts: dict[Any, list[str]] = {}  # text part index -> its pieces, in order begun
         self._begun: dict[Any, int] = {}  # text part index -> how many parts began before it
-        self._told = TextPieces()
         self._plan: list[str] = []
         self._calls: dict[Any, _Call] = {}
         self._restarted = ""  # the note of a call index started again
@@ -125,36 +127,12 @@ class CohereStream(Accumulator):
         elif self._ended:
             if type(kind) is str and kind in _CONTENT_EVENTS:  # a list or an object is no kind
                 self._late += 1  # the reply has ended: nothing else changes it
-        elif kind == "content-delta":
-            index = _index(fields)
-            if self._kinds.get(index, "text") == "text":
-                text = wire(_message(fields).get("content")).get("text")
-                if type(text) is str:
-                    self._add_text(index, text)
-        elif kind == "tool-call-delta":
-            call = self._calls.get(_index(fields))
-            item = wire(_message(fields).get("tool_calls"))
-            piece = wire(item.get("function")).get("arguments")
-            if call is not None and type(piece) is str:
-                call.fragments.append(piece)
-        elif kind == "tool-plan-delta":
-            piece = _message(fields).get("tool_plan")
-            if type(piece) is str:
-                self._plan.append(piece)
+        elif type(kind) is str and kind in _DELTAS:
+            self._delta(kind, fields)
         elif kind == "content-start":
             self._start_content(fields)
         elif kind == "tool-call-start":
-            item = wire(_message(fields).get("tool_calls"))
-            function = wire(item.get("function"))
-            index = _index(fields)
-            if index in self._calls and not self._restarted:  # said once, however often
-                self._restarted = (
-                    f"tool call index {index!r} started again: the earlier call was replaced "
-                    "(it is not in the reply)"
-                )
-            self._calls[index] = _Call(
-                item.get("id"), function.get("name"), function.get("arguments")
-            )
+            self._start_call(fields)
         elif kind == "tool-call-end":
             call = self._calls.get(_index(fields))
             if call is not None:
@@ -166,6 +144,37 @@ class CohereStream(Accumulator):
         elif kind == "message-start":
             self._id = fields.get("id")
 
+    def _delta(self, kind: str, fields: Any) -> None:
+        """A piece of text, of a call's arguments, or of the tool plan."""
+        if kind == "content-delta":
+            index = _index(fields)
+            if self._kinds.get(index, "text") == "text":
+                text = wire(_message(fields).get("content")).get("text")
+                if type(text) is str:
+                    self._add_text(index, text)
+        elif kind == "tool-call-delta":
+            call = self._calls.get(_index(fields))
+            item = wire(_message(fields).get("tool_calls"))
+            piece = wire(item.get("function")).get("arguments")
+            if call is not None and type(piece) is str:
+                call.fragments.append(piece)
+        else:  # tool-plan-delta
+            piece = _message(fields).get("tool_plan")
+            if type(piece) is str:
+                self._plan.append(piece)
+
+    def _start_call(self, fields: Any) -> None:
+        """A call begins (a restarted index replaces the earlier call, with a note)."""
+        item = wire(_message(fields).get("tool_calls"))
+        function = wire(item.get("function"))
+        index = _index(fields)
+        if index in self._calls and not self._restarted:  # said once, however often
+            self._restarted = (
+                f"tool call index {index!r} started again: the earlier call was replaced "
+                "(it is not in the reply)"
+            )
+        self._calls[index] = _Call(item.get("id"), function.get("name"), function.get("arguments"))
+
     def _start_content(self, fields: Any) -> None:
         index = _index(fields)
         content = wire(_message(fields).get("content"))
@@ -174,10 +183,6 @@ class CohereStream(Accumulator):
         text = content.get("text")
         if kind == "text" and type(text) is str and text:
             self._add_text(index, text)
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _add_text(self, index: Any, text: str) -> None:
         """Add a piece to the end of text part `index`'s."""

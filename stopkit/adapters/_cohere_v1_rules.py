@@ -10,8 +10,8 @@ notes here. Everything else a v1 reply says (tool calls under `COMPLETE` are pen
 from __future__ import annotations
 
 from stopkit.adapters._bedrock_invoke_rules import COHERE_FINISH_REASON
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["FINISH_REASON", "PROVIDER", "RULES"]
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._cohere_v1_rules import FINISH_REASON, RULES
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["EVENT_TYPES", "CohereV1Stream"]
@@ -63,7 +63,7 @@ class _Call:
         self.pieces: list[str] = []
 
 
-class CohereV1Stream(Accumulator):
+class CohereV1Stream(Accumulator[Reading]):
     """Collects one v1 Chat stream, event by event; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply: the stream-end's `response` (as a dict), with what it leaves

@@ -28,11 +28,11 @@ from typing import Any
 from stopkit.adapters._anthropic_rules import RULES as ANTHROPIC_RULES
 from stopkit.adapters._bedrock_rules import RULES as BEDROCK_RULES
 from stopkit.adapters._cohere_rules import RULES as COHERE_RULES
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._gemini_rules import RULES as GEMINI_RULES
 from stopkit.adapters._ollama_rules import RULES as OLLAMA_RULES
 from stopkit.adapters._openai_chat_rules import RULES as CHAT_RULES
 from stopkit.adapters._openai_responses_rules import RULES as RESPONSES_RULES
+from stopkit.adapters._rules import Rules
 
 __all__ = ["BAD_CALLS", "WIRES", "class_of", "family", "wrapped"]
 

@@ -67,19 +67,25 @@ def _steps(path: str) -> list[Step] | str:
             j = path.find("]", i)
             if j < 0:
                 return "has an unclosed ["
-            inner = path[i + 1 : j]
-            if len(inner) >= 2 and inner[0] in "'\"" and inner[-1] == inner[0]:
-                out.append(inner[1:-1])
-            elif inner.isascii() and inner.isdigit():
-                if len(inner) > _MAX_INDEX_DIGITS:
-                    return f"has an index of {len(inner)} digits"
-                out.append(int(inner))
-            else:
-                return f"has [{inner[:20]}], neither a quoted key nor an index in ASCII digits"
+            step, why = _bracketed(path[i + 1 : j])
+            if why is not None:
+                return why
+            out.append(step)
             i = j + 1
         else:
             return f"has {c!r} where a step should start"
     return out if out else "names no argument"
+
+
+def _bracketed(inner: str) -> tuple[Step, str | None]:
+    """One bracketed step, `['c d']` or `[0]`: a quoted key or an index, or why it is neither."""
+    if len(inner) >= 2 and inner[0] in "'\"" and inner[-1] == inner[0]:
+        return inner[1:-1], None
+    if inner.isascii() and inner.isdigit():
+        if len(inner) > _MAX_INDEX_DIGITS:
+            return 0, f"has an index of {len(inner)} digits"
+        return int(inner), None
+    return 0, f"has [{inner[:20]}], neither a quoted key nor an index in ASCII digits"
 
 
 class _Room:

@@ -5,10 +5,10 @@ candidates).
 
 What the reader records and the engine weighs, in DESIGN order: a `functionCall` part is a client
 call (a `STOP` candidate with calls is a tool request), server-side parts (code execution,
-built-in tools) are not. Two values are looked up by the reader itself (`decode`, which sets
-`reading.verdict`): a reply with no candidates is read by its `promptFeedback.blockReason`,
-through `BLOCK_REASONS` (a blocked prompt), and a value the table does not hold as sent — an
-enum number, or another letter case (google-genai's enums are case-insensitive) — is decoded.
+built-in tools) are not. A reply with no candidates is read by its `promptFeedback.blockReason`
+(the reader names that field: `BLOCK_TITLE`, through `BLOCK_REASONS`, a blocked prompt), and a
+value the table does not hold as sent — an enum number, or another letter case (google-genai's
+enums are case-insensitive) — is decoded by the reader into the table's name (`decode`).
 The one provider step: a `CONTINUATION` without a continuationToken cannot be resumed.
 Three values say the calls themselves are bad (`BAD_CALLS`): the engine marks every call under
 one incomplete.
@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules, look_up
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import raw_value
 
 __all__ = [
@@ -134,41 +134,32 @@ VERTEX_BLOCK_NUMBERS: dict[int, str] = {
 
 def decode(
     reading: Reading, table: Mapping[str, Verdict], numbers: Mapping[int, str], title: str
-) -> Verdict:
-    """Look up `reading.raw_reason` in `table`: as sent, as an enum number, or upper-cased.
+) -> None:
+    """Name `reading.raw_reason` as `table` does: an enum number, or another letter case.
 
     An enum number is decoded with `numbers` (the sending API's numbering) and the name kept
-    in `details["decoded_reason"]`; every other miss is the engine's `look_up` (unknown, with
-    its note).
+    in `details["decoded_reason"]`; the name goes to `reading.named`, which the engine looks up.
+    A number no numbering names stays unnamed (the rules are `numbered`: it is unrecognized).
 
     Example:
         >>> reading = Reading(raw=None, raw_reason=6)
         >>> decode(reading, FINISH_REASONS, VERTEX_FINISH_NUMBERS, FINISH_TITLE)
-        (<StopReason.FILTERED: 'filtered'>, 'guardrail')
-        >>> reading.details["decoded_reason"]
-        'BLOCKLIST'
+        >>> (reading.named, reading.details["decoded_reason"])
+        ('BLOCKLIST', 'BLOCKLIST')
     """
     raw = reading.raw_reason
-    notes = reading.notes
     if type(raw) is int:
         name = numbers.get(raw)
-        if name is None:
-            notes.append(f"{title} {raw} is not a documented enum number: unknown/unrecognized")
-            return _R.UNKNOWN, "unrecognized"
-        vertex = numbers is VERTEX_FINISH_NUMBERS or numbers is VERTEX_BLOCK_NUMBERS
-        numbering = "Vertex AI" if vertex else "Gemini API"
-        notes.append(f"{title} {raw} decoded as {name!r} ({numbering} enum numbering)")
-        reading.details["decoded_reason"] = name
-        reading.named = name
-        return table[name]
-    if type(raw) is str and raw not in table:
-        upper = raw.upper()
-        entry = table.get(upper)
-        if entry is not None:  # google-genai's enums are case-insensitive; so is stopkit
-            notes.append(f"{title} {raw!r} read as {upper!r} (case-insensitive)")
-            reading.named = upper
-            return entry
-    return look_up(table, title, raw, notes)
+        if name is not None:
+            vertex = numbers is VERTEX_FINISH_NUMBERS or numbers is VERTEX_BLOCK_NUMBERS
+            numbering = "Vertex AI" if vertex else "Gemini API"
+            reading.notes.append(f"{title} {raw} decoded as {name!r} ({numbering} enum numbering)")
+            reading.details["decoded_reason"] = name
+            reading.named = name
+    elif type(raw) is str and raw not in table and raw.upper() in table:
+        # google-genai's enums are case-insensitive; so is stopkit.
+        reading.notes.append(f"{title} {raw!r} read as {raw.upper()!r} (case-insensitive)")
+        reading.named = raw.upper()
 
 
 def canonical(raw: Any, numbers: Mapping[int, str]) -> Any:
@@ -214,10 +205,15 @@ BAD_CALLS: dict[str, str] = {
     "TOO_MANY_TOOL_CALLS": "the model made too many tool calls in a single request",
 }
 
+#: Every documented blockReason says the prompt itself was blocked (no candidate came).
+_BLOCKED = dict.fromkeys(BLOCK_REASONS, "no candidates: the prompt itself was blocked")
+
 RULES = Rules(
     PROVIDER,
     FINISH_TITLE,
     FINISH_REASONS,
     steps=(continuation_needs_token,),
     bad_calls=BAD_CALLS,
+    fields={BLOCK_TITLE: Rules(PROVIDER, BLOCK_TITLE, BLOCK_REASONS, _BLOCKED, numbered=True)},
+    numbered=True,
 )

@@ -20,7 +20,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._gemini_args import assemble_partial_args
 from stopkit.adapters._gemini_rules import (
     FINISH_REASONS,
@@ -31,6 +30,7 @@ from stopkit.adapters._gemini_rules import (
 )
 from stopkit.adapters._gemini_turns import rest_bytes
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import either, listed, raw_value, to_json, wire
 
 __all__ = ["GeminiStream"]
@@ -108,29 +108,35 @@ class _Candidate:
         self.told: list[str] = []  # its visible text, in the pieces it came in
 
     def feed_part(self, sent: Any) -> None:
+        """Take one part of a chunk's candidate: a piece of text, of a call, or a whole part."""
         said = wire(sent)
         text = said.get("text")
         signature = either(said, "thoughtSignature", "thought_signature")
         if text is not None:
-            if not isinstance(text, str):
-                return
-            thought = said.get("thought") is True
-            if text and not thought:
-                self.told.append(text)
-            last = self.parts[-1] if self.parts else None
-            if type(last) is _Text and last.thought == thought and last.signature is None:
-                last.pieces.append(text)
-            else:
-                last = _Text(text, thought)
-                self.parts.append(last)
-            if signature is not None:
-                last.signature = signature
+            if isinstance(text, str):
+                self._text(text, said.get("thought") is True, signature)
             return
         fc = either(said, "functionCall", "function_call")
         if fc is None:
             self.parts.append(sent)  # executableCode, inlineData, ...: kept as sent
-            return
-        call_said = wire(fc)
+        else:
+            self._call(wire(fc), signature)
+
+    def _text(self, text: str, thought: bool, signature: Any) -> None:
+        """A text piece: it extends the last text part of its kind, or starts one."""
+        if text and not thought:
+            self.told.append(text)
+        last = self.parts[-1] if self.parts else None
+        if type(last) is _Text and last.thought == thought and last.signature is None:
+            last.pieces.append(text)
+        else:
+            last = _Text(text, thought)
+            self.parts.append(last)
+        if signature is not None:
+            last.signature = signature
+
+    def _call(self, call_said: Any, signature: Any) -> None:
+        """A `functionCall` piece: it continues the open call (no name), or begins a call."""
         more = either(call_said, "willContinue", "will_continue") is True
         current = self.open_call
         if current is not None and not call_said.get("name"):
@@ -202,7 +208,7 @@ def _late_content(parts: list[Any]) -> bool:
     return False
 
 
-class GeminiStream(Accumulator):
+class GeminiStream(Accumulator[Reading]):
     """Accumulates one `streamGenerateContent` stream (SDK chunks or JSON dicts) into a `Stop`.
 
     Given the adapter's reader (`gemini.read`), which reads the reply the chunks amount to.
@@ -238,6 +244,19 @@ class GeminiStream(Accumulator):
             else:
                 self._error = error
             return
+        self._around(fields)
+        late = False
+        for position, sent in enumerate(listed(fields.get("candidates"))):
+            said = wire(sent)
+            if self._blocked:  # the prompt was blocked: no candidate follows it
+                late = late or bool(listed(wire(said.get("content")).get("parts")))
+            else:
+                self._candidate(position, said)
+        if late:
+            self._late += 1
+
+    def _around(self, fields: Any) -> None:
+        """Take what a chunk says beside its candidates: ids, prompt feedback, usage."""
         reply = self._reply
         for camel, snake in _REPLY_FIELDS:
             value = either(fields, camel, snake)
@@ -254,26 +273,21 @@ class GeminiStream(Accumulator):
             for name, value in wire(usage).items():
                 if value is not None:
                     self._usage[name] = value
-        late = False
-        for position, sent in enumerate(listed(fields.get("candidates"))):
-            said = wire(sent)
-            if self._blocked:  # the prompt was blocked: no candidate follows it
-                late = late or bool(listed(wire(said.get("content")).get("parts")))
-                continue
-            index = said.get("index")
-            key = index if type(index) is int else position
-            state = self._candidates.get(key)
-            if state is None:
-                state = self._candidates[key] = _Candidate()
-            parts = listed(wire(said.get("content")).get("parts"))
-            if state.finish is None:
-                for part in parts:
-                    state.feed_part(part)
-            elif parts and _late_content(parts):
-                state.late += 1  # the candidate has ended: nothing it sends changes it
-            self._finish(state, said)
-        if late:
-            self._late += 1
+
+    def _candidate(self, position: int, said: Any) -> None:
+        """Take one candidate of a chunk (its `index`, else its position): parts, finish."""
+        index = said.get("index")
+        key = index if type(index) is int else position
+        state = self._candidates.get(key)
+        if state is None:
+            state = self._candidates[key] = _Candidate()
+        parts = listed(wire(said.get("content")).get("parts"))
+        if state.finish is None:
+            for part in parts:
+                state.feed_part(part)
+        elif parts and _late_content(parts):
+            state.late += 1  # the candidate has ended: nothing it sends changes it
+        self._finish(state, said)
 
     def text_pieces(self) -> list[str] | None:
         """The first candidate's visible text so far, as its pieces (see `StreamAccumulator`)."""

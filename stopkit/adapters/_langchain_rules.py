@@ -20,15 +20,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._framework import class_of, family, wrapped
+from stopkit.adapters._gemini_rules import BLOCK_REASONS as GEMINI_BLOCK_REASONS
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import raw_value, wire
 
 __all__ = [
+    "BLOCK_FIELD",
     "INTEGRATIONS",
     "NAME",
+    "RULES",
     "STOP_KEYS",
-    "UNNAMED",
     "Integration",
     "block_reason",
     "integration",
@@ -102,8 +104,22 @@ INTEGRATIONS: tuple[Integration, ...] = (
     OPENAI_RESPONSES,
 )
 _RULES = {item: wrapped(item.wire, NAME, item.title) for item in INTEGRATIONS}
-#: The rules of a reading no integration names (its verdict is set: nothing is looked up).
-UNNAMED = Rules(NAME, "stop value", {})
+
+BLOCK_FIELD = "prompt_feedback.block_reason"
+"""Where langchain-google-genai keeps a blocked prompt's reason (a reply with no candidate)."""
+
+#: A reading names the integration whose key its value was read from (`Reading.field` is the
+#: integration's title): that wire format's table, notes and steps decide it. A reading that
+#: names none holds no stop value LangChain kept.
+RULES = Rules(
+    NAME,
+    "stop value",
+    {},
+    fields={
+        **{item.title: _RULES[item] for item in INTEGRATIONS},
+        BLOCK_FIELD: Rules(NAME, BLOCK_FIELD, GEMINI_BLOCK_REASONS),
+    },
+)
 
 # model_provider -> its integrations, the usual key first.
 _BY_PROVIDER: dict[str, tuple[Integration, ...]] = {

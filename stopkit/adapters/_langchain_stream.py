@@ -17,12 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from stopkit._stop import Stop
-from stopkit.adapters._engine import Rules, decide, stricter
+from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._langchain_rules import (
     GOOGLE,
+    RULES,
     STOP_KEYS,
-    UNNAMED,
     Integration,
     block_reason,
     integration,
@@ -30,11 +29,12 @@ from stopkit.adapters._langchain_rules import (
 )
 from stopkit.adapters._langchain_text import ContentPieces
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import wire
 
 __all__ = ["LangChainStream"]
 
-ReadMessage = Callable[[Any, Mapping[str, Any], Any], tuple[Reading, Rules]]
+ReadMessage = Callable[[Any, Mapping[str, Any], Any], Reading]
 
 
 def _chunk(event: Any) -> Any:
@@ -88,7 +88,7 @@ def _stripped(chunk: Any) -> Any:
     )
 
 
-class LangChainStream:
+class LangChainStream(Accumulator[Reading]):
     """Collects the chunks of one streamed LangChain message into the `Stop` of the whole.
 
     Given the adapter's message reader. The Stop's `raw` is the merged `AIMessageChunk`.
@@ -101,8 +101,11 @@ class LangChainStream:
         'completed'
     """
 
+    rules = RULES
+
     def __init__(self, read_message: ReadMessage) -> None:
-        self._read = read_message
+        super().__init__(self._read_merged)
+        self._read_message = read_message
         self._chunks: list[Any] = []  # up to the end as sent, after it stripped
         self._ended = False
         self._held: tuple[Integration, Any] | None = None
@@ -110,12 +113,11 @@ class LangChainStream:
         self._late = 0
         self._skipped = 0
         self._events = 0
-        self._cache: Stop | None = None
         self._text = ContentPieces()
 
     def feed(self, event: Any) -> None:
         """Take one chunk: an `AIMessageChunk` or a `ChatGenerationChunk`."""
-        self._cache = None
+        self._cached = None
         self._events += 1
         chunk = _chunk(event)
         if chunk is None:
@@ -150,45 +152,37 @@ class LangChainStream:
         """The visible text fed so far, as the pieces the chunks added (None: not as pieces)."""
         return self._text.pieces.pieces
 
-    def result(self) -> Stop:
-        """Return the `Stop` of the chunks fed so far (`stream_incomplete` before the end)."""
-        if self._cache is None:
-            reading, rules = self._reading()
-            self._cache = decide(reading, rules)
-        return self._cache
-
-    def _reading(self) -> tuple[Reading, Rules]:
-        chunks = self._chunks
+    def _read_merged(self, chunks: list[Any]) -> Reading:
+        """Read the chunks merged as LangChain merges them (the message they amount to)."""
         if not chunks:
-            return self._facts(Reading(None)), UNNAMED
+            return Reading(None)
         try:
             merged = chunks[0] if len(chunks) == 1 else chunks[0] + chunks[1:]
         except (TypeError, ValueError) as exc:  # merge_dicts refuses values of two types
             reading = Reading(chunks)
             reading.malformed = f"LangChain could not merge the stream's chunks ({exc})"
-            return self._facts(reading), UNNAMED
-        reading, rules = self._read(merged, wire(merged), merged.response_metadata)
+            return reading
+        reading = self._read_message(merged, wire(merged), merged.response_metadata)
         if self._replaced is not None and self._held is not None:
             reading.notes.append(
                 f"a chunk after the end carried {self._held[0].key} {self._replaced!r}: "
                 "stricter, it replaces the value held"
             )
             reading.raw_reason = self._replaced
-            reading.verdict = None
-        return self._facts(reading), rules
+            reading.field = self._held[0].title
+        return reading
 
-    def _facts(self, reading: Reading) -> Reading:
-        """Set what only the stream knows."""
-        reading.ended = self._ended
-        if not self._ended:
-            reading.notes.append(
-                f"the stream ended after {_events(self._events)} without a chunk carrying a "
-                "stop value"
-            )
-        if self._late:
-            reading.notes.append(
-                f"{_events(self._late)} after the stop value carried text or tool calls: ignored"
-            )
+    def _reading(self) -> Reading:
+        reading = self._settle(
+            self._read(self._chunks),
+            end="a chunk carrying a stop value",
+            ended=self._ended,
+            late=self._late,
+            cut_note=f"the stream ended after {_events(self._events)} without a chunk carrying "
+            "a stop value",
+            late_note=f"{_events(self._late)} after the stop value carried text or tool calls: "
+            "ignored",
+        )
         if self._skipped:
             n = self._skipped
             reading.notes.append(

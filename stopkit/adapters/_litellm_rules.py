@@ -28,12 +28,13 @@ from dataclasses import replace
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._framework import BAD_CALLS, WIRES, family, wrapped
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = [
     "COLLAPSED",
+    "COLLAPSED_FIELD",
     "COLLAPSED_VERDICTS",
     "KEPT_STOP_REASON",
     "LITELLM_FINISH_REASON",
@@ -41,6 +42,7 @@ __all__ = [
     "NATIVE",
     "PROVIDER_WIRES",
     "RULES",
+    "native_field",
     "wire_of",
 ]
 
@@ -58,17 +60,7 @@ LITELLM_FINISH_REASON: dict[str, Verdict] = {
     "malformed_function_call": WIRES["gemini"].table["MALFORMED_FUNCTION_CALL"],
 }
 
-#: The rules of LiteLLM's own value: OpenAI Chat's (its dialect notes and steps) on its table.
-#: A native value is decided under them too: every wire format's values that say the calls
-#: themselves are bad come along, and LiteLLM's lowercased Vertex AI one.
-RULES = replace(
-    wrapped("openai.chat", NAME, "finish_reason"),
-    table=LITELLM_FINISH_REASON,
-    bad_calls={
-        **BAD_CALLS,
-        "malformed_function_call": WIRES["gemini"].bad_calls["MALFORMED_FUNCTION_CALL"],
-    },
-)
+_OWN = replace(wrapped("openai.chat", NAME, "finish_reason"), table=LITELLM_FINISH_REASON)
 
 # LiteLLM's provider names (litellm/types/utils.py `LlmProviders`) whose native values are not
 # OpenAI Chat's, and the wire format they are in. Every other provider (openai, azure, groq,
@@ -198,6 +190,38 @@ COLLAPSED_VERDICTS: dict[str, Verdict] = {"length": (StopReason.OUTPUT_LIMIT, No
 #: a `pause_turn`, or any stop with `stop_details`
 #: (litellm/llms/anthropic/common_utils.py, `stop_reason_provider_specific_fields`).
 KEPT_STOP_REASON = wrapped("anthropic", NAME, "anthropic stop_reason (provider_specific_fields)")
+
+COLLAPSED_FIELD = "finish_reason (a value LiteLLM collapsed)"
+"""The field a reading names for LiteLLM's own value read through `COLLAPSED_VERDICTS`."""
+
+
+def native_field(name: str) -> str:
+    """The field a reading names for a native value of the wire format `name` (`NATIVE`'s).
+
+    Example:
+        >>> native_field("gemini")
+        'gemini native_finish_reason'
+    """
+    return NATIVE[name].title
+
+
+#: The rules of LiteLLM's own value: OpenAI Chat's (its dialect notes and steps) on its table.
+#: A reading of a value LiteLLM kept from the provider names the field it came from (the
+#: provider's table decides it), as does one of LiteLLM's own values it collapsed. Every wire
+#: format's values that say the calls themselves are bad come along, and LiteLLM's lowercased
+#: Vertex AI one.
+RULES = replace(
+    _OWN,
+    bad_calls={
+        **BAD_CALLS,
+        "malformed_function_call": WIRES["gemini"].bad_calls["MALFORMED_FUNCTION_CALL"],
+    },
+    fields={
+        **{rules.title: rules for rules in NATIVE.values()},
+        KEPT_STOP_REASON.title: KEPT_STOP_REASON,
+        COLLAPSED_FIELD: replace(_OWN, table=COLLAPSED_VERDICTS),
+    },
+)
 
 
 def wire_of(hidden: Any, model: Any) -> tuple[str, str | None]:

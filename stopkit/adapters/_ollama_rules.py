@@ -8,8 +8,8 @@ with `done: false` is not a finished reply.
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["DONE_REASON", "PROVIDER", "RULES"]
 
@@ -19,7 +19,7 @@ PROVIDER = "ollama"
 # for a connection closed mid-generation; `server/routes.go` sets "load" and "unload" on the
 # model-management replies) and docs/api.md ("Load a model", "Unload a model"). ollama-python
 # 0.6.3 types `done_reason` as a plain `Optional[str]` (`ollama/_types.py`), so these values are
-# pinned in tests/test_ollama.py with this source.
+# pinned in tests/adapters/test_ollama.py with this source.
 #
 # "load" and "unload" answer a request with an empty `messages` list (to load the model, or to
 # unload it with keep_alive 0): nothing was generated, so they are not generation stops. A loop

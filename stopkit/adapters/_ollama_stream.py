@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._ollama_rules import DONE_REASON, RULES
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["OllamaStream"]
@@ -27,7 +27,7 @@ __all__ = ["OllamaStream"]
 _COUNTS = ("prompt_eval_count", "eval_count")
 
 
-class OllamaStream(Accumulator):
+class OllamaStream(Accumulator[Reading]):
     """Collects one `/api/chat` or `/api/generate` NDJSON stream; `result()` gives its `Stop`.
 
     The Stop's `raw` is the reply rebuilt from the chunks: an `/api/chat`-shaped dict, or an

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import wire
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "DIALECT_NOTES",
     "FINISH_DETAILS_TYPE",
     "FINISH_REASON",
+    "LEGACY_FIELD",
     "PROMPT_FILTER",
     "PROVIDER",
     "RULES",
@@ -222,10 +223,15 @@ def vllm_stop_reason(reading: Reading, reason: StopReason, detail: str | None) -
     return reason, detail
 
 
+_STEPS = (azure_filter_category, vllm_stop_reason)
+LEGACY_FIELD = "finish_details.type"
+"""The legacy stop field a reader names when `finish_reason` is absent (`Reading.field`)."""
+
 RULES = Rules(
     PROVIDER,
     "finish_reason",
     FINISH_REASON,
     DIALECT_NOTES,
-    steps=(azure_filter_category, vllm_stop_reason),
+    steps=_STEPS,
+    fields={LEGACY_FIELD: Rules(PROVIDER, LEGACY_FIELD, FINISH_DETAILS_TYPE, steps=_STEPS)},
 )

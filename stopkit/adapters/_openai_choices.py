@@ -24,7 +24,7 @@ from typing import Any
 
 from stopkit._stop import StopReason, Usage
 from stopkit.adapters._openai_chat_rules import PROMPT_FILTER, category_detail, filter_hits
-from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["Body", "read", "readings"]
@@ -38,8 +38,8 @@ _SEQUENCES = (list, tuple)  # built once: a `list | tuple` union is built at eve
 _NOT_AN_OBJECT = (str, bytes, int, float, list, tuple)
 
 # What a reply says beside its choices, read once for all of them: details, the in-band
-# error, a blocked prompt (detail, what said so), usage.
-_Around = tuple[dict[str, Any], Any, "tuple[str, str] | None", "Usage | None"]
+# error, a blocked prompt (detail, what said so), usage, the model and the reply's id.
+_Around = tuple[dict[str, Any], Any, "tuple[str, str] | None", "Usage | None", Any, Any]
 
 
 def readings(reply: Any, body: Body) -> list[Reading]:
@@ -52,7 +52,6 @@ def readings(reply: Any, body: Body) -> list[Reading]:
     around = _around(fields)
     if not isinstance(choices, _SEQUENCES):
         reading = _base(reply, None, around)
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
         reading.malformed = "choices is not a list"
         return [reading]
     if not choices:
@@ -108,7 +107,8 @@ def _around(fields: Mapping[str, Any]) -> _Around:
             details["prompt_filter_results"] = prompt
             detail = PROMPT_FILTER["filtered: true"][1] or "prompt_blocked"
             blocked = detail, f"prompt_filter_results filtered {', '.join(hits)}"
-    return details, error, blocked, usage
+    # `model` and `id`: openai/types/chat/chat_completion.py and completion.py (both).
+    return details, error, blocked, usage, fields.get("model"), fields.get("id")
 
 
 def _usage(usage: Any) -> Usage | None:
@@ -127,8 +127,9 @@ def _usage(usage: Any) -> Usage | None:
 
 def _base(reply: Any, raw_reason: Any, around: _Around) -> Reading:
     """A reading holding what the reply says beside its choices."""
-    details, error, _, reading_usage = around
+    details, error, _, reading_usage, model, response_id = around
     reading = Reading(reply, raw_reason)
+    identify(reading, model, response_id)
     reading.details.update(details)
     reading.usage = reading_usage
     if error is not None:
@@ -139,15 +140,9 @@ def _base(reply: Any, raw_reason: Any, around: _Around) -> Reading:
 def _no_choice(reply: Any, around: _Around) -> Reading:
     """A reply with `choices: []`: a blocked prompt, an error, or nothing to read."""
     reading = _base(reply, None, around)
-    reading.verdict = _R.UNKNOWN, "missing"
-    blocked = around[2]
-    if blocked is not None:
-        reading.filter = blocked
-    elif reading.error is not None:
-        reading.verdict = _R.UNKNOWN, "error"
-        reading.notes.append("no choices, and an in-band error in the reply: unknown/error")
-    else:
-        reading.notes.append("the reply has no choices: unknown/missing")
+    reading.filter = around[2]
+    if reading.filter is None:
+        reading.notes.append("the reply has no choices")
     return reading
 
 
@@ -156,7 +151,6 @@ def _choice(reply: Any, choice: Any, around: _Around, body: Body) -> Reading:
     said = wire(choice)
     reading = _base(reply, said.get("finish_reason"), around)
     if choice is None or isinstance(choice, _NOT_AN_OBJECT):
-        reading.verdict = _R.UNKNOWN, "malformed"  # there is no stop value to look up
         reading.malformed = f"a choice is a {type(choice).__name__}, not an object"
         return reading
     body(reading, said)

@@ -12,8 +12,8 @@ is not one of this format's, so it reads as any other unknown value.
 from __future__ import annotations
 
 from stopkit.adapters import _openai_chat_rules as chat
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["FINISH_REASON", "PROVIDER", "RULES"]
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from stopkit.adapters._engine import Rules
-from stopkit.adapters._openai_chat_stream import ChatStream, Choice
+from stopkit.adapters._openai_chat_choice import Choice
+from stopkit.adapters._openai_chat_stream import ChatStream
 from stopkit.adapters._openai_completions_rules import FINISH_REASON, RULES
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["CompletionsStream"]
 

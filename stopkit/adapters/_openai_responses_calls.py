@@ -30,7 +30,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from stopkit._stop import ToolCall, ToolResult
@@ -158,7 +158,6 @@ def answer(item: Any, result: ToolResult) -> dict[str, Any]:
     kind = fields.get("type") if item is not None else "function_call"
     if type(kind) is not str:
         kind = "function_call"
-    value = result.value
     if kind == "mcp_approval_request":
         approval: dict[str, Any] = {
             "type": "mcp_approval_response",
@@ -175,34 +174,55 @@ def answer(item: Any, result: ToolResult) -> dict[str, Any]:
         "type": OUTPUT_TYPE_OF.get(kind, "function_call_output"),
         "call_id": result.call_id,
     }
-    if kind == "computer_call":
-        out["output"] = (
-            value
-            if isinstance(value, dict) and value.get("type") == "computer_screenshot"
-            else {"type": "computer_screenshot", "image_url": result.content}
-        )
-    elif kind == "shell_call":
-        out["output"] = (
-            value
-            if isinstance(value, list)
-            else [
-                {
-                    "stdout": "" if result.is_error else result.content,
-                    "stderr": result.content if result.is_error else "",
-                    "outcome": {"type": "exit", "exit_code": 1 if result.is_error else 0},
-                }
-            ]
-        )
-    elif kind == "apply_patch_call":
-        out["status"] = "failed" if result.is_error else "completed"
-        out["output"] = result.content
-    elif kind == "tool_search_call":
-        out["execution"] = "client"
-        out["tools"] = value if isinstance(value, list) else []
-    else:
-        out["output"] = result.content
-        caller = fields.get("caller")
-        if caller is not None and raw_value(wire(caller).get("type")) == "program":
-            # A call made by a program (programmatic tool calling) is answered to that program.
-            out["caller"] = to_json(caller)
+    out.update(_RESULT_OF.get(kind, _plain_result)(result, fields))
     return out
+
+
+def _screenshot(result: ToolResult, fields: Any) -> dict[str, Any]:
+    """A computer_call's result: the screenshot the tool returned, or its content as the URL."""
+    value = result.value
+    if isinstance(value, dict) and value.get("type") == "computer_screenshot":
+        return {"output": value}
+    return {"output": {"type": "computer_screenshot", "image_url": result.content}}
+
+
+def _shell_output(result: ToolResult, fields: Any) -> dict[str, Any]:
+    """A shell_call's result: the tool's own output list, or one run's stdout/stderr and exit."""
+    if isinstance(result.value, list):
+        return {"output": result.value}
+    failed = result.is_error
+    run = {
+        "stdout": "" if failed else result.content,
+        "stderr": result.content if failed else "",
+        "outcome": {"type": "exit", "exit_code": 1 if failed else 0},
+    }
+    return {"output": [run]}
+
+
+def _patch_applied(result: ToolResult, fields: Any) -> dict[str, Any]:
+    """An apply_patch_call's result: whether the patch applied, and what the tool said."""
+    return {"status": "failed" if result.is_error else "completed", "output": result.content}
+
+
+def _tools_found(result: ToolResult, fields: Any) -> dict[str, Any]:
+    """A client tool_search_call's result: the tools it found (a list the tool returned)."""
+    return {"execution": "client", "tools": result.value if isinstance(result.value, list) else []}
+
+
+def _plain_result(result: ToolResult, fields: Any) -> dict[str, Any]:
+    """A function's (or custom tool's) result: its content, answered to the program that called."""
+    out: dict[str, Any] = {"output": result.content}
+    caller = fields.get("caller")
+    if caller is not None and raw_value(wire(caller).get("type")) == "program":
+        # A call made by a program (programmatic tool calling) is answered to that program.
+        out["caller"] = to_json(caller)
+    return out
+
+
+#: The fields of an answer item beside its type and call_id, by the call item's type.
+_RESULT_OF: dict[str, Callable[[ToolResult, Any], dict[str, Any]]] = {
+    "computer_call": _screenshot,
+    "shell_call": _shell_output,
+    "apply_patch_call": _patch_applied,
+    "tool_search_call": _tools_found,
+}

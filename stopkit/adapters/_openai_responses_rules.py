@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules, look_up
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules, look_up
 from stopkit.adapters._wire import listed, raw_value, wire
 
 __all__ = [

@@ -26,12 +26,12 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
-from stopkit._stop import Stop, StopReason
-from stopkit.adapters._engine import decide, harsher, reason_of
+from stopkit._stop import StopReason
+from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, id_of
 from stopkit.adapters._openai_responses_rules import RULES, SIGNALS, message_parts, signal
 from stopkit.adapters._reading import Reading
-from stopkit.adapters._text_pieces import TextPieces
+from stopkit.adapters._strictness import harsher, reason_of
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = ["ResponsesStream"]
@@ -102,7 +102,7 @@ class _Slot:
         return self.added
 
 
-class ResponsesStream:
+class ResponsesStream(Accumulator[Reading]):
     """Collects one streamed Response into the `Stop` its non-streaming twin gives.
 
     Example:
@@ -113,25 +113,10 @@ class ResponsesStream:
         <StopReason.COMPLETED: 'completed'>
     """
 
-    __slots__ = (
-        "_cached",
-        "_end",
-        "_errors",
-        "_events",
-        "_held",
-        "_late",
-        "_order",
-        "_read",
-        "_seen",
-        "_slots",
-        "_snapshot",
-        "_terminal",
-        "_told",
-        "_top",
-    )
+    rules = RULES
 
     def __init__(self, read: Callable[[Any], Reading]) -> None:
-        self._read = read
+        super().__init__(read)
         self._slots: dict[int | None, _Slot] = {}
         self._terminal: Any = None
         self._held: StopReason | None = None  # the reason the held terminal Response decided
@@ -147,12 +132,6 @@ class ResponsesStream:
         self._top = -1
         self._late = 0
         self._events = 0
-        self._cached: Stop | None = None
-        self._told = TextPieces()
-
-    def text_pieces(self) -> list[str] | None:
-        """The visible text so far, as its pieces (see `stopkit._adapter.StreamAccumulator`)."""
-        return self._told.pieces
 
     def _slot(self, fields: Any) -> _Slot:
         index = fields.get("output_index")
@@ -188,42 +167,49 @@ class ResponsesStream:
         number = fields.get("sequence_number")
         if type(number) is int and self._repeated(number, event):
             return
-        buffer = _DELTA.get(kind)
         if kind in _TERMINAL:
             self._take_terminal(kind, fields.get("response"))
         elif self._end is not None:
             self._late += 1  # the reply has ended: nothing else changes it
-        elif buffer is not None:
+        elif kind in _DELTA or kind in _DONE:
+            self._piece(kind, fields)
+        elif kind == "response.output_item.added" or kind == "response.output_item.done":
+            self._item(kind, fields)
+        elif kind in _SNAPSHOT:
+            self._snapshot = fields.get("response")
+        elif kind == "error":
+            error = fields.get("error")
+            self._errors.append(to_json(error if error is not None else event))
+
+    def _piece(self, kind: str, fields: Any) -> None:
+        """A piece of an item's text, refusal or arguments (a delta), or the whole of one."""
+        buffer = _DELTA.get(kind)
+        if buffer is not None:
             delta = fields.get("delta")
             if type(delta) is str:
                 slot = self._slot(fields)
                 getattr(slot, buffer).append(delta)
                 if buffer == "text" and slot.done is None and slot.kind() == "message":
                     self._told.add(slot.position, delta)
-        elif kind == "response.output_item.added":
-            slot = self._slot(fields)
-            before = self._shown(slot)
+            return
+        name, buffer = _DONE[kind]
+        value = fields.get(name)
+        slot = self._slot(fields)
+        if type(value) is str and slot.done is None:
+            setattr(slot, buffer, [value])
+            if buffer == "args":
+                slot.args_done = True
+
+    def _item(self, kind: str, fields: Any) -> None:
+        """An output item's first form (`added`) or final form (`done`, which holds it all)."""
+        slot = self._slot(fields)
+        before = self._shown(slot)
+        if kind == "response.output_item.added":
             slot.added = fields.get("item")
-            self._retold(slot, before)
-        elif kind == "response.output_item.done":
-            slot = self._slot(fields)
-            before = self._shown(slot)
+        else:
             slot.done = fields.get("item")
             slot.text, slot.refusal, slot.args = [], [], []  # the item holds them now
-            self._retold(slot, before)
-        elif kind in _DONE:
-            name, buffer = _DONE[kind]
-            value = fields.get(name)
-            slot = self._slot(fields)
-            if type(value) is str and slot.done is None:
-                setattr(slot, buffer, [value])
-                if buffer == "args":
-                    slot.args_done = True
-        elif kind in _SNAPSHOT:
-            self._snapshot = fields.get("response")
-        elif kind == "error":
-            error = fields.get("error")
-            self._errors.append(to_json(error if error is not None else event))
+        self._retold(slot, before)
 
     def _repeated(self, number: int, event: Any) -> bool:
         """Say whether `event` repeats the one already seen under `number` (noting oddities)."""
@@ -267,12 +253,6 @@ class ResponsesStream:
         if _has_items(response):
             self._told.lost()  # the Response's own items decide the text, not the deltas
 
-    def result(self) -> Stop:
-        """Return the `Stop` of what was fed so far (`stream_incomplete` before the end)."""
-        if self._cached is None:
-            self._cached = decide(self._reading(), RULES)
-        return self._cached
-
     def _reading(self) -> Reading:
         if self._end is not None:
             response = self._terminal
@@ -285,28 +265,26 @@ class ResponsesStream:
             reading = self._read(_with_output(self._snapshot, items))
             # A snapshot's status (`in_progress`) is no stop value: the stream was cut.
             reading.raw_reason = None
-            reading.verdict = (StopReason.UNKNOWN, "stream_incomplete")
-            reading.ended = False
             if unfinished:
                 # The cut is why such a call's arguments do not parse: it says so, first.
                 reading.calls = [
                     c.model_copy(update=_CUT) if c.id in unfinished else c for c in reading.calls
                 ]
-            reading.notes.append(
-                f"the stream ended after {self._events} events without "
-                "response.completed/incomplete/failed"
-            )
-        notes = reading.notes
-        if self._errors:
-            reading.error = reading.details["stream_errors"] = self._errors
-            said = wire(self._errors[0])
-            notes.append(
-                f"the stream carried {len(self._errors)} error event(s) "
-                f"({said.get('code')}: {said.get('message')})"
-            )
-        if self._late:
-            notes.append(f"{self._late} events arrived after {self._end}: ignored")
-        notes.extend(self._order)
+        said = wire(self._errors[0]) if self._errors else {}
+        self._settle(
+            reading,
+            end="response.completed/incomplete/failed",
+            ended=self._end is not None,
+            late=self._late,
+            error=self._errors or None,
+            error_key="stream_errors",
+            error_note=f"the stream carried {len(self._errors)} error event(s) "
+            f"({said.get('code')}: {said.get('message')})",
+            cut_note=f"the stream ended after {self._events} events without "
+            "response.completed/incomplete/failed",
+            late_note=f"{self._late} events arrived after {self._end}: ignored",
+        )
+        reading.notes.extend(self._order)
         return reading
 
     def _assembled(self) -> tuple[list[Any], frozenset[str]]:

@@ -23,16 +23,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._framework import BAD_CALLS, WIRES
 from stopkit.adapters._gemini_rules import BLOCK_REASONS
 from stopkit.adapters._openai_responses_rules import SIGNALS as RESPONSES
 from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = [
+    "BLOCK_FIELD",
     "BLOCK_REASONS",
     "FINISH_REASON",
     "PROVIDER",
+    "REFUSAL_FIELD",
+    "REFUSAL_KEPT",
     "RULES",
     "STATE",
     "TABLES",
@@ -134,6 +137,32 @@ def suspended(reading: Reading, reason: StopReason, detail: str | None) -> Verdi
     return verdict
 
 
-# The raw value is decided under these rules whichever table read it: the wire formats' values
-# that say the calls themselves are bad come along (a call under one is never run).
-RULES = Rules(PROVIDER, "finish_reason", FINISH_REASON, steps=(suspended,), bad_calls=BAD_CALLS)
+#: pydantic-ai's OpenAI models drop the raw value of a refusal and say `content_filter`: beside
+#: a refusal kept in `provider_details`, that value is the refusal.
+REFUSAL_KEPT: dict[str, Verdict] = {"content_filter": (_R.FILTERED, "refusal")}
+
+BLOCK_FIELD = "block_reason"
+"""The field a blocked Gemini prompt's reason is read from (GoogleModel keeps it there)."""
+REFUSAL_FIELD = "finish_reason (beside a kept refusal)"
+
+
+def _field(title: str, table: Mapping[str, Verdict], notes: Mapping[str, str]) -> Rules:
+    return Rules(PROVIDER, title, table, notes, steps=(suspended,))
+
+
+# The raw value is decided under these rules whichever table read it (a reading names the wire
+# format's field, `Reading.field`: its name in `TABLES`): the wire formats' values that say the
+# calls themselves are bad come along (a call under one is never run).
+RULES = Rules(
+    PROVIDER,
+    "finish_reason",
+    FINISH_REASON,
+    steps=(suspended,),
+    bad_calls=BAD_CALLS,
+    fields={
+        **{wire: _field("finish_reason", table, VALUE_NOTES.get(wire, {}))
+           for wire, table in TABLES.items()},
+        BLOCK_FIELD: _field(BLOCK_FIELD, BLOCK_REASONS, {}),
+        REFUSAL_FIELD: _field("finish_reason", REFUSAL_KEPT, {}),
+    },
+)  # fmt: skip

@@ -1,7 +1,10 @@
 """`Reading`: what an adapter read from one reply, in no provider's shape.
 
 An adapter's reader fills one `Reading` per reply (per choice or candidate where there are
-several): the facts, as the reply states them. It decides nothing; the engine
+several): the facts, as the reply states them. It decides nothing, and sets no verdict: a value
+read from another stop field is a fact naming that field (`field`), which the engine looks up;
+a reply that could not be read, a value that is absent, an in-band error and a stream cut
+before its end are facts too (`malformed`, `raw_reason`, `error`, `ended`). The engine
 (`stopkit.adapters._engine.decide`) applies DESIGN section 3 to the reading, in order, once
 for every adapter, and builds the `Stop`. A stream accumulator fills the same record from the
 reply its events amount to, and says whether the stream reached its end.
@@ -23,7 +26,7 @@ from typing import Any
 
 from stopkit._stop import StopReason, ToolCall, Usage
 
-__all__ = ["Reading", "Verdict", "tokens"]
+__all__ = ["Reading", "Verdict", "identify", "tokens"]
 
 Verdict = tuple[StopReason, str | None]
 """A reason and its detail, as a mapping table or a step gives them."""
@@ -35,10 +38,12 @@ class Reading:
     `raw` and `raw_reason` are what the `Stop` keeps as sent; every other fact is in the
     engine's vocabulary (a refusal is a refusal, whichever field said it):
 
-    - `verdict`: the table's answer when the reader looked it up itself (another table, a
-      decoded number); None lets the engine look `raw_reason` up in the adapter's table.
+    - `field`: the stop field `raw_reason` was read from, where it is not the adapter's own (a
+      name in its `Rules.fields`: a legacy field, a blocked prompt's reason, the value a
+      framework kept from the provider); None for the adapter's own stop field.
     - `named`: the table's name of `raw_reason` where the reader decoded it (an enum number,
-      another letter case); None when the value as sent is the name.
+      another letter case, a framework's value for one it could not name); None when the value
+      as sent is the name.
     - `text`: the visible text, thinking/reasoning excluded.
     - `calls`: client tool calls, in order (server-executed tools are not calls).
     - `answered`: ids of calls whose result already sits in the same reply (run by the provider).
@@ -50,21 +55,23 @@ class Reading:
     - `malformed`: what about the reply could not be read, in words.
     - `usage`, `ceiling`: the token counts; the request's output ceiling where the reply
       carries it.
+    - `model`, `response_id`: the model and the reply's id, as the reply names them (strings
+      only: another type names neither).
     - `details`, `notes`: provider extras worth keeping; what the reader noticed, in words.
     """
 
-    # Slots, every one set here: the engine reads each fact of every reply, and a slot reads
-    # in about half the time of a class-level default.
+    # Slots, every one set in __init__: a reading holds these facts and no others (a typo in a
+    # reader's attribute name raises instead of adding a fact the engine never reads).
     __slots__ = (
-        "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "filter",
-        "malformed", "named", "notes", "raw", "raw_reason", "refusal", "stop_sequence", "text",
-        "usage", "verdict",
+        "answered", "calls", "ceiling", "cut_in_call", "details", "ended", "error", "field",
+        "filter", "malformed", "model", "named", "notes", "raw", "raw_reason", "refusal",
+        "response_id", "stop_sequence", "text", "usage",
     )  # fmt: skip
 
     def __init__(self, raw: Any, raw_reason: Any = None) -> None:
         self.raw = raw
         self.raw_reason = raw_reason
-        self.verdict: Verdict | None = None
+        self.field: str | None = None
         self.named: str | None = None
         self.text = ""
         self.calls: Sequence[ToolCall] = ()
@@ -78,6 +85,8 @@ class Reading:
         self.malformed: str | None = None
         self.usage: Usage | None = None
         self.ceiling: int | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
         self.details: dict[str, Any] = {}
         self.notes: list[str] = []
 
@@ -109,3 +118,20 @@ def tokens(
     # A count is a non-negative int (a bool is not one).
     said = {name: n for name, n in counts.items() if type(n) is int and n >= 0}
     return Usage(**said) if said else None
+
+
+def identify(reading: Reading, model: Any, response_id: Any) -> None:
+    """Set the reply's model and id on `reading`, each where the reply said it as text.
+
+    An empty string (Azure's first stream chunk) or a value of another type says neither.
+
+    Example:
+        >>> reading = Reading(raw=None)
+        >>> identify(reading, "gpt-4o", "")
+        >>> (reading.model, reading.response_id)
+        ('gpt-4o', None)
+    """
+    if type(model) is str and model:
+        reading.model = model
+    if type(response_id) is str and response_id:
+        reading.response_id = response_id

@@ -8,8 +8,8 @@ server-side tool call (web search, code execution, ...) was run by xAI and is no
 from __future__ import annotations
 
 from stopkit._stop import StopReason
-from stopkit.adapters._engine import Rules
 from stopkit.adapters._reading import Verdict
+from stopkit.adapters._rules import Rules
 
 __all__ = ["FINISH_REASON", "PROVIDER", "RULES"]
 
@@ -20,8 +20,8 @@ _R = StopReason
 # Source: xai-sdk 1.21.0 xai_sdk/proto/v6/sample_pb2.pyi, `FinishReason` (xai_api's
 # sample.proto): REASON_INVALID = 0 (the proto default: no reason set), REASON_MAX_LEN,
 # REASON_MAX_CONTEXT, REASON_STOP, REASON_TOOL_CALLS, REASON_TIME_LIMIT. Keyed by the enum's
-# names, as xai_sdk's `Response.finish_reason` and the proto's JSON give them; tests/test_xai.py
-# checks that every member of the SDK's own enum is here.
+# names, as xai_sdk's `Response.finish_reason` and the proto's JSON give them;
+# tests/adapters/test_xai.py checks that every member of the SDK's own enum is here.
 FINISH_REASON: dict[str, Verdict] = {
     "REASON_STOP": (_R.COMPLETED, None),
     "REASON_TOOL_CALLS": (_R.TOOL_REQUEST, None),

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from stopkit.adapters._accumulator import Accumulator
-from stopkit.adapters._engine import stricter
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import either, listed, wire
 from stopkit.adapters._xai_rules import FINISH_REASON, RULES
 
@@ -41,7 +41,7 @@ class _Output:
         self.finish: Any = None
 
 
-class XAIStream(Accumulator):
+class XAIStream(Accumulator[Reading]):
     """Collects one `Chat.stream()`; `result()` gives the `Stop` of its first output.
 
     Example:

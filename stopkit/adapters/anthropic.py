@@ -18,11 +18,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
-from stopkit.adapters._anthropic_rules import RULES, STOP_REASONS
+from stopkit.adapters._anthropic_rules import RULES
 from stopkit.adapters._anthropic_stream import AnthropicStream
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import listed, to_json, wire
 
 __all__ = ["AnthropicAdapter"]
@@ -32,35 +32,13 @@ def _read(reply: Any) -> Reading:
     """Read one Messages API reply (a JSON dict or an SDK `Message`) into its facts."""
     fields = wire(reply)
     reading = Reading(reply, fields.get("stop_reason"))
+    identify(reading, fields.get("model"), fields.get("id"))  # anthropic/types/message.py
     content = fields.get("content")
     if type(content) is not list:
         shown = "missing" if content is None else f"a {type(content).__name__}"
         reading.malformed = f"content is {shown}, not a list of blocks"
         content = listed(content)
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    answered: set[str] | None = None
-    kind: Any = None
-    for block in content:
-        said = wire(block)
-        kind = said.get("type")
-        if kind == "text":
-            value = said.get("text")
-            if type(value) is str:
-                texts.append(value)
-        elif kind == "tool_use":
-            calls.append(tool_call(said.get("id"), said.get("name"), said.get("input")))
-        elif type(kind) is str and kind.endswith("tool_result"):
-            # Results (`*_tool_result`, `mcp_tool_result`, `tool_result`) name their call.
-            result_of = said.get("tool_use_id")
-            if type(result_of) is str:  # an id of another type names no call (nor hashes)
-                if answered is None:
-                    answered = set()
-                answered.add(result_of)
-    reading.text = "".join(texts)
-    reading.calls = calls
-    reading.answered = answered
-    reading.cut_in_call = kind == "tool_use"
+    _read_blocks(reading, content)
     stop_sequence = fields.get("stop_sequence")
     if type(stop_sequence) is str:
         reading.stop_sequence = stop_sequence
@@ -87,6 +65,34 @@ def _read(reply: Any) -> Reading:
     return reading
 
 
+def _read_blocks(reading: Reading, content: list[Any]) -> None:
+    """Read the content blocks: visible text, client calls, the ids of calls answered in it."""
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    answered: set[str] | None = None
+    kind: Any = None
+    for block in content:
+        said = wire(block)
+        kind = said.get("type")
+        if kind == "text":
+            value = said.get("text")
+            if type(value) is str:
+                texts.append(value)
+        elif kind == "tool_use":
+            calls.append(tool_call(said.get("id"), said.get("name"), said.get("input")))
+        elif type(kind) is str and kind.endswith("tool_result"):
+            # Results (`*_tool_result`, `mcp_tool_result`, `tool_result`) name their call.
+            result_of = said.get("tool_use_id")
+            if type(result_of) is str:  # an id of another type names no call (nor hashes)
+                if answered is None:
+                    answered = set()
+                answered.add(result_of)
+    reading.text = "".join(texts)
+    reading.calls = calls
+    reading.answered = answered
+    reading.cut_in_call = kind == "tool_use"
+
+
 def _sendable(block: Any) -> bool:
     """Say whether a reply block may be sent back: the API rejects blank text blocks."""
     fields = wire(block)
@@ -96,7 +102,7 @@ def _sendable(block: Any) -> bool:
     return isinstance(text, str) and text.strip() != ""
 
 
-class AnthropicAdapter:
+class AnthropicAdapter(BaseAdapter):
     """Reads Anthropic Messages API replies and streams, and continues their conversations.
 
     Example:
@@ -105,13 +111,15 @@ class AnthropicAdapter:
     """
 
     name = "anthropic"
+    rules = RULES
+    otel_provider = "anthropic"  # gen-ai-spans.md's well-known value
+    # `input_tokens` leaves out cache reads and writes (anthropic/types/usage.py).
+    counts_apart = frozenset({"cache"})
+    read = staticmethod(_read)
     # A body without `type` is never a Messages reply: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("type",)
-    tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
-        "stop_reason": STOP_REASONS
-    }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "The stop_reason arrives in `message_delta`; the reply has ended only at "
         "`message_stop` (a stream without it is unknown/stream_incomplete).",
         "An `error` event in the stream (e.g. `overloaded_error`) makes the reply "
@@ -140,14 +148,6 @@ class AnthropicAdapter:
         if kind == "message_start" or kind == "ping":
             return True
         return kind == "error" and wire(fields.get("error")).get("type") is not None
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one Messages API reply; never raises for a reply of this shape."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` as a 1-tuple (a Messages reply has a single turn)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> AnthropicStream:
         """Return a fresh accumulator for one streamed reply (SDK events or JSON dicts)."""
@@ -202,12 +202,3 @@ class AnthropicAdapter:
         if stop.reason is not StopReason.PAUSED:
             raise ValueError(f"only a paused Stop can be resumed; this one is {stop.reason.value}")
         return self.assistant_message(stop), {}
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Messages API message.
-
-        Example:
-            >>> AnthropicAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
 from stopkit.adapters._bedrock_rules import (
     GUARDRAIL_ACTIONS,
@@ -28,7 +29,6 @@ from stopkit.adapters._bedrock_rules import (
 )
 from stopkit.adapters._bedrock_stream import BedrockStream
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._reading import Reading, Verdict, tokens
 from stopkit.adapters._wire import listed, wire
 
@@ -49,6 +49,8 @@ def _read(reply: Any) -> Reading:
         'Hi'
     """
     fields = wire(reply)
+    # No model and no reply id: service-2.json's ConverseResponse has neither (the request's
+    # modelId names the model; boto3's ResponseMetadata.RequestId is the HTTP exchange's).
     reading = Reading(reply, fields.get("stopReason"))
     message = wire(fields.get("output")).get("message")
     if type(message) is dict:
@@ -175,7 +177,7 @@ def _result_content(content: str) -> list[dict[str, Any]]:
     return [{"text": content}]
 
 
-class BedrockAdapter:
+class BedrockAdapter(BaseAdapter):
     """Reads Amazon Bedrock Converse replies and ConverseStream events (boto3's dicts).
 
     Example:
@@ -186,6 +188,11 @@ class BedrockAdapter:
     """
 
     name = "bedrock"
+    rules = RULES
+    otel_provider = "aws.bedrock"  # gen-ai-spans.md's well-known value
+    # Converse `inputTokens` leaves out the cached prompt, read and written (TokenUsage).
+    counts_apart = frozenset({"cache"})
+    read = staticmethod(_read)
     # A Converse reply holds `output.message`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("output",)
@@ -194,7 +201,7 @@ class BedrockAdapter:
         "ConverseStream exception event": STREAM_ERRORS,
         ACTION: GUARDRAIL_ACTIONS,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "ConverseStream sends toolUse input as JSON text fragments, assembled per "
         "contentBlockIndex and parsed once at the end.",
         "The stream ends at messageStop; the metadata event after it (usage, the guardrail "
@@ -223,14 +230,6 @@ class BedrockAdapter:
             return True
         metadata = event.get("metadata")
         return type(metadata) is dict and ("usage" in metadata or "metrics" in metadata)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one Converse reply."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's `Stop` in a 1-tuple (Converse has one message per reply)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> BedrockStream:
         """Return a fresh accumulator for one ConverseStream."""
@@ -270,13 +269,6 @@ class BedrockAdapter:
             for result in results
         ]
         return [{"role": "user", "content": blocks}]
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: Bedrock Converse has no paused stop, so there is nothing to resume."""
-        raise ValueError(
-            "Bedrock Converse has no paused stopReason: a bedrock Stop "
-            f"({stop.reason.value}, raw {stop.raw_reason!r}) cannot be resumed"
-        )
 
     def user_message(self, text: str) -> dict[str, Any]:
         """Return a user message saying `text`: a Converse message (content is a list of blocks).

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
 from stopkit.adapters._bedrock_invoke_rules import (
     COHERE,
@@ -46,8 +47,7 @@ from stopkit.adapters._bedrock_invoke_rules import (
 )
 from stopkit.adapters._bedrock_invoke_stream import METRICS, BedrockInvokeStream, chunk_family
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
-from stopkit.adapters._engine import decide, look_up
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["BedrockInvokeAdapter"]
@@ -94,6 +94,9 @@ def _read_output(
     reading = Reading(reply, None if item is None else item.get(family.stop))
     details = reading.details
     details["family"] = family.name
+    # Only Cohere Command's body names itself (`id`, the Bedrock user guide's "Cohere Command
+    # models" response); no family's body names its model (the request's `modelId` does).
+    identify(reading, None, fields.get("id"))
     if item is None:
         reading.malformed = f"{where} is a {type(output).__name__}, not an object"
         return reading
@@ -102,11 +105,7 @@ def _read_output(
         reading.text = text
     elif text is not None:
         reading.malformed = f"{where}.{family.text} is a {type(text).__name__}, not a string"
-    raw = reading.raw_reason
-    notes = reading.notes
-    reading.verdict = look_up(family.table, family.title, raw, notes)
-    if type(raw) is str and raw in family.value_notes:
-        notes.append(family.value_notes[raw])
+    reading.field = family.name  # its family's stop field: its table decides
     for name in _DETAIL_FIELDS:
         value = fields.get(name)
         if value:
@@ -141,7 +140,7 @@ def _usage(reading: Reading, fields: Mapping[str, Any], family: Family, item: An
         reading.details["usage"] = said
 
 
-class BedrockInvokeAdapter:
+class BedrockInvokeAdapter(BaseAdapter):
     """Reads Bedrock InvokeModel bodies (and streams) of Titan, Llama, Mistral, Cohere Command.
 
     Example:
@@ -152,6 +151,11 @@ class BedrockInvokeAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    otel_provider = "aws.bedrock"  # gen-ai-spans.md's well-known value
+    otel_operation = "text_completion"  # prompt-completion bodies (Titan, Llama, Mistral, ...)
+    read = staticmethod(_read)
+    readings = staticmethod(_readings)
     # A body of one of the four families holds its family's key: auto-detection skips this
     # adapter for a JSON body with none of them.
     detect_keys: ClassVar[tuple[str, ...]] = tuple(f.key for f in (TITAN, LLAMA, MISTRAL, COHERE))
@@ -160,7 +164,7 @@ class BedrockInvokeAdapter:
         ACTION: GUARDRAIL_ACTIONS,
         "InvokeModelWithResponseStream exception event": STREAM_ERRORS,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Pass the decoded chunks (`json.loads(event['chunk']['bytes'])`, the objects each "
         "family sends: Titan's `outputText`/`completionReason`, Llama's "
         "`generation`/`stop_reason`, Mistral's `outputs`), or boto3's events as they come.",
@@ -182,14 +186,6 @@ class BedrockInvokeAdapter:
         """Say whether `event` is a decoded Titan, Llama or Mistral stream chunk."""
         return type(event) is dict and chunk_family(event) is not None
 
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one body (its first output)."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per output of the body (Cohere's generations, Titan's results)."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
-
     def stream(self) -> BedrockInvokeStream:
         """Return a fresh accumulator for one InvokeModelWithResponseStream."""
         return BedrockInvokeStream(_read)
@@ -201,15 +197,6 @@ class BedrockInvokeAdapter:
         turns the transcript into the family's prompt template.
         """
         return {"role": "assistant", "content": stop.text}
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`, in the shape `assistant_message` writes.
-
-        Example:
-            >>> BedrockInvokeAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Refuse: these bodies carry no tool calls, so there is nothing to answer."""

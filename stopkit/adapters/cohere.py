@@ -20,12 +20,12 @@ from typing import Any, ClassVar
 
 from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._cohere_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._cohere_stream import EVENT_TYPES, CohereStream
 from stopkit.adapters._cohere_usage import usage
-from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._wire import listed, not_an_object, wire
 
 __all__ = ["CohereAdapter"]
@@ -42,6 +42,8 @@ def _read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("finish_reason"))
+    # cohere/v2/types/v2chat_response.py: `id`; a v2 reply does not name its model.
+    identify(reading, None, fields.get("id"))
     message = fields.get("message")
     reading.malformed = not_an_object(message, "message")
     if reading.malformed is None:
@@ -107,7 +109,7 @@ def _build_call(call_id: Any, name: Any, arguments: Any) -> tuple[ToolCall, str 
     return tool_call(call_id, name, arguments), None
 
 
-class CohereAdapter:
+class CohereAdapter(BaseAdapter):
     """Reads Cohere v2 Chat replies (JSON dicts or `cohere` SDK objects) and their SSE streams.
 
     Example:
@@ -118,11 +120,14 @@ class CohereAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    otel_provider = "cohere"  # gen-ai-spans.md's well-known value
+    read = staticmethod(_read)
     # A v2 Chat reply has a top-level `finish_reason`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("finish_reason",)
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {"finish_reason": FINISH_REASON}
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "A stream's message-end event may carry `delta.error`; the reply is then unknown/error.",
         "After message-end no content or tool-call event changes the reply (a note counts "
         "them); a later message-end is read for its usage, and for its finish_reason only "
@@ -145,14 +150,6 @@ class CohereAdapter:
         """Say whether `event` is a v2 Chat stream event (`type` such as `message-start`)."""
         kind = wire(event).get("type")
         return type(kind) is str and kind in EVENT_TYPES
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of a v2 Chat reply."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` (v2 Chat has a single message per reply)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> CohereStream:
         """Return a fresh accumulator for one v2 Chat SSE stream."""
@@ -216,22 +213,3 @@ class CohereAdapter:
                     block = {"type": "document", "document": {"data": data}}
             messages.append({"role": "tool", "tool_call_id": result.call_id, "content": [block]})
         return messages
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: Cohere v2 Chat has no paused stop, so there is nothing to resume.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError(
-            f"cohere replies are never paused; cannot resume a {stop.reason.value!r} stop"
-        )
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a v2 Chat message.
-
-        Example:
-            >>> CohereAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}

@@ -30,12 +30,12 @@ from typing import Any, ClassVar
 
 from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import stable_id, tool_call
 from stopkit.adapters._cohere_usage import usage
 from stopkit.adapters._cohere_v1_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._cohere_v1_stream import EVENT_TYPES, CohereV1Stream
-from stopkit.adapters._engine import decide
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["CohereV1Adapter"]
@@ -53,6 +53,8 @@ def _read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("finish_reason"))
+    # cohere/types/non_streamed_chat_response.py: `response_id`; a v1 reply names no model.
+    identify(reading, None, fields.get("response_id"))
     text = fields.get("text")
     if type(text) is not str:
         if text is not None:
@@ -111,7 +113,7 @@ def _is_reply(obj: Any) -> bool:
     )
 
 
-class CohereV1Adapter:
+class CohereV1Adapter(BaseAdapter):
     """Reads Cohere v1 Chat replies (JSON dicts or `cohere` SDK objects) and their streams.
 
     Example:
@@ -123,11 +125,14 @@ class CohereV1Adapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    otel_provider = "cohere"  # gen-ai-spans.md's well-known value
+    read = staticmethod(_read)
     # A v1 Chat reply has a top-level `text`: auto-detection skips this adapter
     # for a JSON body without it.
     detect_keys: ClassVar[tuple[str, ...]] = ("text",)
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {"finish_reason": FINISH_REASON}
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Streams are newline-delimited JSON events told apart by `event_type`; `stream-end` "
         "ends it, with its finish_reason and the whole reply in `response`.",
         "After stream-end no text or tool-call event changes the reply (a note counts them); "
@@ -143,14 +148,6 @@ class CohereV1Adapter:
         """Say whether `event` is a v1 Chat stream event (`event_type` such as `stream-start`)."""
         kind = wire(event).get("event_type")
         return type(kind) is str and kind in EVENT_TYPES
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of a v1 Chat reply."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` (v1 Chat has a single reply)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> CohereV1Stream:
         """Return a fresh accumulator for one v1 Chat stream."""
@@ -206,16 +203,6 @@ class CohereV1Adapter:
             {'role': 'USER', 'message': 'Go on.'}
         """
         return {"role": "USER", "message": text}
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: Cohere v1 Chat has no paused stop, so there is nothing to resume.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError(
-            f"cohere.v1 replies are never paused; cannot resume a {stop.reason.value!r} stop"
-        )
 
 
 def _as_sent(call: ToolCall) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters import _gemini_turns
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._gemini_args import assemble_partial_args
 from stopkit.adapters._gemini_rules import (
     BLOCK_REASONS,
@@ -47,7 +47,7 @@ from stopkit.adapters._gemini_rules import (
     decode,
 )
 from stopkit.adapters._gemini_stream import GeminiStream
-from stopkit.adapters._reading import Reading, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import either, listed, raw_value, wire
 
 __all__ = ["GeminiAdapter"]
@@ -109,7 +109,6 @@ def _readings(reply: Any) -> list[Reading]:
         _prompt_feedback(reading, fields)
     else:
         reading.malformed = f"candidates is a {type(candidates).__name__}, not a list"
-        reading.verdict = (StopReason.UNKNOWN, "malformed")  # no stop value to look up
     return [reading]
 
 
@@ -121,13 +120,12 @@ def _vertex(fields: Mapping[str, Any]) -> bool:
 def _prompt_feedback(reading: Reading, fields: Mapping[str, Any]) -> None:
     """A reply with no candidates: its stop value is the prompt feedback's `blockReason`."""
     feedback = wire(either(fields, "promptFeedback", "prompt_feedback"))
+    reading.field = BLOCK_TITLE
     reading.raw_reason = raw_value(either(feedback, "blockReason", "block_reason"))
     if reading.raw_reason is None:
         reading.notes.append("the reply has no candidates")
     numbers = VERTEX_BLOCK_NUMBERS if _vertex(fields) else GEMINI_API_BLOCK_NUMBERS
-    reading.verdict = decode(reading, BLOCK_REASONS, numbers, BLOCK_TITLE)
-    if reading.verdict[1] == "prompt_blocked":  # every documented blockReason
-        reading.notes.append("no candidates: the prompt itself was blocked")
+    decode(reading, BLOCK_REASONS, numbers, BLOCK_TITLE)
     message = either(feedback, "blockReasonMessage", "block_reason_message")
     if message is not None:
         reading.details["block_reason_message"] = message
@@ -139,6 +137,8 @@ def _reply_facts(reading: Reading, fields: Mapping[str, Any]) -> None:
     version = either(fields, "modelVersion", "model_version")
     if version is not None:
         details["model_version"] = version
+    # google-genai types.py `GenerateContentResponse`: `model_version`, `response_id`.
+    identify(reading, version, either(fields, "responseId", "response_id"))
     feedback = either(fields, "promptFeedback", "prompt_feedback")
     if feedback is not None:
         details["prompt_feedback"] = feedback
@@ -170,10 +170,9 @@ def _candidate(reply: Any, fields: Mapping[str, Any], candidate: Any, position: 
     parts = wire(said.get("content")).get("parts")
     if candidate is None or isinstance(candidate, _NOT_AN_OBJECT):
         reading.malformed = f"candidate {position} is a {type(candidate).__name__}, not an object"
-        reading.verdict = (StopReason.UNKNOWN, "malformed")  # no stop value to look up
     elif type(raw) is not str or raw not in FINISH_REASONS:
         numbers = VERTEX_FINISH_NUMBERS if _vertex(fields) else GEMINI_API_FINISH_NUMBERS
-        reading.verdict = decode(reading, FINISH_REASONS, numbers, FINISH_TITLE)
+        decode(reading, FINISH_REASONS, numbers, FINISH_TITLE)
     if parts is not None and not isinstance(parts, _SEQUENCES):
         reading.malformed = f"content.parts is a {type(parts).__name__}, not a list"
     _parts(reading, listed(parts))
@@ -241,7 +240,7 @@ def _call(said: Mapping[str, Any], n: int, synthetic: list[str]) -> tuple[ToolCa
     return call, still_open
 
 
-class GeminiAdapter:
+class GeminiAdapter(BaseAdapter):
     """Reads Gemini API / Vertex AI `generateContent` replies and streams, and continues them.
 
     Example:
@@ -250,6 +249,15 @@ class GeminiAdapter:
     """
 
     name = "gemini"
+    rules = RULES
+    # A reply says nothing of which Google endpoint sent it: `gcp.gen_ai` ("may be used when
+    # specific backend is unknown"); a wrapped google-genai client says which.
+    otel_provider = "gcp.gen_ai"
+    otel_operation = "generate_content"  # the listed value for generateContent
+    # `candidatesTokenCount` leaves out thinking (`thoughtsTokenCount`).
+    counts_apart = frozenset({"reasoning"})
+    read = staticmethod(_read)
+    readings = staticmethod(_readings)
     # The keys `detects` accepts a body on: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = (
@@ -259,7 +267,7 @@ class GeminiAdapter:
         "finishReason": FINISH_REASONS,
         "promptFeedback.blockReason": BLOCK_REASONS,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Chunks are whole responses: text and functionCall parts accumulate, and the reply has "
         "ended at the chunk carrying finishReason (a stream without one is "
         "unknown/stream_incomplete).",
@@ -288,14 +296,6 @@ class GeminiAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a chunk of a `streamGenerateContent` stream."""
         return self.detects(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first candidate; never raises for this shape."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per candidate (a blocked prompt gives one filtered `Stop`)."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> GeminiStream:
         """Return a fresh accumulator for one streamed reply (SDK chunks or JSON dicts)."""

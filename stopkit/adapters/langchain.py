@@ -28,27 +28,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult, Usage
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import Rules, decide, look_up
-from stopkit.adapters._gemini_rules import BLOCK_REASONS as GEMINI_BLOCK_REASONS
 from stopkit.adapters._langchain_rules import (
+    BLOCK_FIELD,
     GOOGLE,
     INTEGRATIONS,
     NAME,
     OPENAI_RESPONSES,
-    UNNAMED,
+    RULES,
     block_reason,
     integration,
     kind_of,
 )
 from stopkit.adapters._langchain_stream import LangChainStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["LangChainAdapter"]
-
-_Read = tuple[Reading, Rules]
-"""A reading and the rules that decide it (each integration has its own table)."""
 
 _R = StopReason
 _KEYS = ", ".join(dict.fromkeys(item.key for item in INTEGRATIONS))
@@ -56,18 +53,18 @@ _RESULTS = ("ChatResult", "LLMResult")
 _CHUNKS = ("AIMessageChunk", "ChatGenerationChunk")
 
 
-def _read(reply: Any) -> _Read:
+def _read(reply: Any) -> Reading:
     """Read a LangChain object's first generation (the message itself for a message).
 
     Example:
-        >>> reading, rules = read(message)  # doctest: +SKIP
-        >>> (reading.raw_reason, rules.title)  # doctest: +SKIP
+        >>> reading = read(message)  # doctest: +SKIP
+        >>> (reading.raw_reason, reading.field)  # doctest: +SKIP
         ('end_turn', 'ChatAnthropic stop_reason')
     """
     return _read_all(reply)[0]
 
 
-def _read_all(reply: Any) -> list[_Read]:
+def _read_all(reply: Any) -> list[Reading]:
     """Read a LangChain object: one reading per generation of a result, one for a message.
 
     A single generation's metadata lies over its result's `llm_output`, as langchain-core
@@ -82,18 +79,17 @@ def _read_all(reply: Any) -> list[_Read]:
         generations = [g for prompt in generations for g in listed(prompt)]
     if not generations:
         reading = Reading(reply)
-        reading.verdict = _R.UNKNOWN, "malformed"
         reading.malformed = f"the {kind} holds no generation"
-        return [(reading, UNNAMED)]
+        return [reading]
     shared = fields.get("llm_output") if len(generations) == 1 else None
     reads = [_generation(reply, g, shared) for g in generations]
     if len(reads) > 1:
-        for index, (reading, _) in enumerate(reads):
+        for index, reading in enumerate(reads):
             reading.details["generation"] = index
     return reads
 
 
-def _generation(raw: Any, obj: Any, shared: Any) -> _Read:
+def _generation(raw: Any, obj: Any, shared: Any) -> Reading:
     """Read a message, or a generation (its message, or an LLM's text) with its metadata."""
     fields = wire(obj)
     if "response_metadata" in fields:  # a message
@@ -111,16 +107,18 @@ def _generation(raw: Any, obj: Any, shared: Any) -> _Read:
         reading = Reading(raw)
         text = fields.get("text")
         reading.text = text if type(text) is str else ""
-        return reading, _stop_value(reading, metadata)
+        _stop_value(reading, metadata)
+        return reading
     return _read_message(raw, fields, metadata)
 
 
-def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> _Read:
+def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> Reading:
     """Read one AI message's fields (`wire(message)`) with the metadata its stop value is in.
 
     Example:
-        >>> read_message(None, {"content": "Hi"}, {})[0].verdict
-        (<StopReason.UNKNOWN: 'unknown'>, 'missing')
+        >>> reading = read_message(None, {"content": "Hi"}, {"stop_reason": "end_turn"})
+        >>> (reading.raw_reason, reading.field)
+        ('end_turn', 'ChatAnthropic stop_reason')
     """
     reading = Reading(raw)
     reading.text, refusal = _content(fields.get("content"))
@@ -145,7 +143,8 @@ def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> _Read:
         reading.usage = _usage(usage)
     if not isinstance(metadata, Mapping):
         metadata = {}
-    return reading, _stop_value(reading, metadata)
+    _stop_value(reading, metadata)
+    return reading
 
 
 def _content(content: Any) -> tuple[str, str | None]:
@@ -185,8 +184,12 @@ def _usage(usage: Any) -> Usage | None:
     )
 
 
-def _stop_value(reading: Reading, metadata: Mapping[str, Any]) -> Rules:
-    """Find the integration's stop value in the metadata; return the rules that read it."""
+def _stop_value(reading: Reading, metadata: Mapping[str, Any]) -> None:
+    """Find the integration's stop value in the metadata, and name the field it is read from."""
+    # The provider's model and reply id, as the integrations keep them: `model_name`
+    # (langchain-openai's, -anthropic's and -google-genai's `llm_output`/`generation_info`) or
+    # `model` (ChatOllama's reply, Anthropic's body), and `id` (the provider's, in `llm_output`).
+    identify(reading, metadata.get("model_name") or metadata.get("model"), metadata.get("id"))
     found, guessed = integration(metadata)
     provider = metadata.get("model_provider")
     if guessed is not None:
@@ -194,40 +197,36 @@ def _stop_value(reading: Reading, metadata: Mapping[str, Any]) -> Rules:
     if found is None:
         if type(provider) is str:
             reading.details["integration"] = provider
-        reading.verdict = _R.UNKNOWN, "missing"
         reading.notes.append(
             f"LangChain kept no stop value: the message's metadata holds none of {_KEYS} "
             "(a message not built from a model's reply says nothing of why it stopped)"
         )
-        return UNNAMED
+        return
     reading.details["integration"] = provider if type(provider) is str else found.name
     raw = metadata.get(found.key)
     reading.raw_reason = raw
+    reading.field = found.title
     if found is OPENAI_RESPONSES:
         reading.details["incomplete_details"] = metadata.get("incomplete_details")
     elif found.key == "stop_reason":
         sequence = metadata.get("stop_sequence")
         if isinstance(sequence, str):
             reading.stop_sequence = sequence
-    if raw is None:
-        reading.verdict = _blocked(reading, metadata) if found is GOOGLE else None
-        if reading.verdict is None:
-            reading.verdict = _R.UNKNOWN, "missing"
-            reading.notes.append(
-                f"LangChain kept no stop value: no {found.key} in the {found.name} "
-                "message's metadata"
-            )
-    return found.rules
+    if raw is None and not (found is GOOGLE and _blocked(reading, metadata)):
+        reading.notes.append(
+            f"LangChain kept no stop value: no {found.key} in the {found.name} message's metadata"
+        )
 
 
-def _blocked(reading: Reading, metadata: Mapping[str, Any]) -> Verdict | None:
-    """A Gemini reply with no candidate: the verdict of its prompt's block reason, if any."""
+def _blocked(reading: Reading, metadata: Mapping[str, Any]) -> bool:
+    """A Gemini reply with no candidate: its prompt's block reason is the value, if it has one."""
     block = block_reason(metadata)
     if block is None:
-        return None
+        return False
     reading.raw_reason = block
+    reading.field = BLOCK_FIELD
     reading.details["prompt_feedback"] = metadata.get("prompt_feedback")
-    return look_up(GEMINI_BLOCK_REASONS, "prompt_feedback.block_reason", block, reading.notes)
+    return True
 
 
 def _message(stop: Stop) -> Any:
@@ -247,7 +246,7 @@ def _message(stop: Stop) -> Any:
     raise ValueError(f"this Stop's raw reply holds no AI message to send back ({kind or raw!r})")
 
 
-class LangChainAdapter:
+class LangChainAdapter(BaseAdapter):
     """Reads LangChain's AI messages, generations and results, and continues their conversations.
 
     Example:
@@ -256,12 +255,15 @@ class LangChainAdapter:
     """
 
     name = NAME
+    rules = RULES
+    read = staticmethod(_read)
+    readings = staticmethod(_read_all)
     # LangChain objects are never JSON bodies: auto-detection never asks this adapter about one.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         item.title: dict(item.rules.table) for item in INTEGRATIONS
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream is the AIMessageChunks (or ChatGenerationChunks) a chat model yields; they "
         "are merged as LangChain merges them (`+`), and the merged message is read.",
         "The stream has ended at the chunk that carries the integration's stop value (or "
@@ -277,14 +279,6 @@ class LangChainAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a LangChain stream chunk (`AIMessageChunk`, a generation's)."""
         return type(event) is not dict and kind_of(event) in _CHUNKS
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of a message, or of a result's first generation."""
-        return decide(*_read(reply))
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per generation of a result (all prompts', in order)."""
-        return tuple(decide(reading, rules) for reading, rules in _read_all(reply))
 
     def stream(self) -> LangChainStream:
         """Return a fresh accumulator for the chunks of one streamed message."""

@@ -27,20 +27,23 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult
 from stopkit.adapters import _openai_chat_turns
-from stopkit.adapters._engine import Rules, decide, look_up, stricter
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._litellm_rules import (
     COLLAPSED,
+    COLLAPSED_FIELD,
     COLLAPSED_VERDICTS,
     KEPT_STOP_REASON,
     LITELLM_FINISH_REASON,
     NAME,
     NATIVE,
     RULES,
+    native_field,
     wire_of,
 )
 from stopkit.adapters._openai_chat_stream import ChatStream
 from stopkit.adapters._reading import Reading
+from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, raw_value, wire
 from stopkit.adapters.openai_chat import _readings as chat_readings
 
@@ -48,8 +51,9 @@ __all__ = ["LiteLLMAdapter"]
 
 _CLASSES = frozenset({"ModelResponse", "ModelResponseStream"})
 
-_Native = tuple[Any, "Rules | None"]
-"""A value LiteLLM kept from the provider, and the rules that read it (None: the provider's)."""
+_Native = tuple[Any, "str | None"]
+"""A value LiteLLM kept from the provider, and the field it was kept as (None: the provider's
+own, `native_finish_reason`)."""
 
 
 def _kind(obj: Any) -> str | None:
@@ -80,7 +84,7 @@ def _native(choice: Any) -> _Native:
     for part in ("message", "delta"):
         value = _kept(said.get(part), "stop_reason")
         if value is not None:
-            return value, KEPT_STOP_REASON
+            return value, KEPT_STOP_REASON.title
     return None, None
 
 
@@ -100,7 +104,7 @@ def _readings(reply: Any) -> list[Reading]:
         natives = [(None, None)] * len(found)
     if len(natives) == 1 and natives[0][0] is None:  # the reply's copy of its message's fields
         value = _kept(hidden, "stop_reason") if isinstance(hidden, dict) else None
-        natives = [(value, KEPT_STOP_REASON if value is not None else None)]
+        natives = [(value, KEPT_STOP_REASON.title if value is not None else None)]
     _place(found, natives, hidden, wire(reply).get("model"))
     return found
 
@@ -108,16 +112,16 @@ def _readings(reply: Any) -> list[Reading]:
 def _place(found: list[Reading], natives: Sequence[_Native], hidden: Any, model: Any) -> None:
     """Weigh what LiteLLM says beside its Chat-shaped choices: the provider's own values.
 
-    `natives` holds each choice's kept value and the rules that read it (None: the rules of
-    the provider's wire format), `(None, None)` where LiteLLM kept none; `hidden` is the
-    reply's `_hidden_params`.
+    `natives` holds each choice's kept value and the field it was kept as (None: the
+    provider's own `native_finish_reason`), `(None, None)` where LiteLLM kept none; `hidden`
+    is the reply's `_hidden_params`.
     """
     name, provider = wire_of(hidden, model)
-    for reading, (native, kept_rules) in zip(found, natives, strict=True):
+    for reading, (native, kept_field) in zip(found, natives, strict=True):
         reading.details["integration"] = provider or name
-        if reading.verdict is not None:
-            continue  # the reply itself could not be read (no choices, malformed)
         own = reading.raw_reason
+        if reading.field is not None or (native is None and own is None):
+            continue  # a legacy field read, or nothing to weigh (no choices, no value)
         if native is None:
             reading.notes.append(
                 f"LiteLLM kept no native_finish_reason: its own finish_reason {own!r} is read "
@@ -126,7 +130,8 @@ def _place(found: list[Reading], natives: Sequence[_Native], hidden: Any, model:
             )
             _collapsed(reading, name, own)
             continue
-        rules = kept_rules or NATIVE[name]
+        field = kept_field or native_field(name)
+        rules = RULES.fields[field]
         reading.raw_reason = native
         reading.details["litellm_finish_reason"] = own
         # A native value off the provider's table that LiteLLM knew: its mapped value says more
@@ -141,19 +146,13 @@ def _place(found: list[Reading], natives: Sequence[_Native], hidden: Any, model:
                 f"{rules.title} {native!r} is not a documented value: LiteLLM's own "
                 f"{own!r} is read through its documented map"
             )
-            reading.verdict = LITELLM_FINISH_REASON[own]
+            reading.named = own
             continue
         if own != native:
             reading.notes.append(
                 f"{rules.title} {native!r} read (LiteLLM's finish_reason: {own!r})"
             )
-        verdict = look_up(rules.table, rules.title, native, reading.notes)
-        note = rules.value_notes.get(native) if type(native) is str else None
-        if note is not None:
-            reading.notes.append(note)
-        for step in rules.steps:  # the provider's own knowledge of its value comes along too
-            verdict = step(reading, *verdict)
-        reading.verdict = verdict
+        reading.field = field  # the provider's table, its notes and its steps decide it
 
 
 def _collapsed(reading: Reading, name: str, own: Any) -> None:
@@ -166,18 +165,17 @@ def _collapsed(reading: Reading, name: str, own: Any) -> None:
     if values is None:
         return
     said = f"its {own!r} stands for any of {name}'s " + ", ".join(repr(v) for v in values)
-    verdict = COLLAPSED_VERDICTS.get(own)
-    if verdict is None:
+    if own not in COLLAPSED_VERDICTS:
         reading.notes.append(f"LiteLLM's map: {said}")
         return
     reading.notes.append(
-        f"LiteLLM did not keep the provider's value: {said}, so which is not known: "
-        f"{verdict[0].value} with no detail"
+        f"LiteLLM did not keep the provider's value: {said}, so which is not known: read with "
+        "no detail"
     )
-    reading.verdict = verdict
+    reading.field = COLLAPSED_FIELD
 
 
-class _LiteLLMStream:
+class _LiteLLMStream(ChatStream):
     """Collects one streamed LiteLLM reply (`ModelResponseStream` chunks) into its `Stop`s.
 
     The chunks are Chat chunks: OpenAI Chat's accumulator rebuilds the reply, and the LiteLLM
@@ -190,13 +188,13 @@ class _LiteLLMStream:
     """
 
     def __init__(self) -> None:
+        super().__init__(self._litellm_readings, RULES)
         self._natives: dict[int, _Native] = {}
         self._hidden: Any = None
-        self._chat = ChatStream(self._readings, RULES)
 
     def feed(self, event: Any) -> None:
         """Take one chunk: a `ModelResponseStream` (or its JSON, a Chat chunk)."""
-        self._chat.feed(event)
+        super().feed(event)
         if self._hidden is None:
             self._hidden = getattr(event, "_hidden_params", None) or None
         for choice in listed(wire(event).get("choices")):
@@ -208,12 +206,13 @@ class _LiteLLMStream:
         """Keep a choice's native value unless one at least as strict is held already."""
         held = self._natives.get(position)
         if held is not None:
-            rules = native[1] or NATIVE[wire_of(self._hidden, model)[0]]
+            rules = RULES.field_rules(native[1] or native_field(wire_of(self._hidden, model)[0]))
             if not stricter(rules.table, held[0], native[0]):
                 return  # a refusal or a cut is never undone by a later, milder value
         self._natives[position] = native
 
-    def _readings(self, reply: dict[str, Any]) -> list[Reading]:
+    def _litellm_readings(self, reply: dict[str, Any]) -> list[Reading]:
+        """The Chat readings of the rebuilt reply, with what LiteLLM says beside them weighed."""
         found = chat_readings(reply)
         choices = listed(reply.get("choices"))  # rebuilt in index order
         if len(choices) == len(found):
@@ -223,20 +222,8 @@ class _LiteLLMStream:
         _place(found, natives, self._hidden, reply.get("model"))
         return found
 
-    def text_pieces(self) -> list[str] | None:
-        """The first choice's visible text so far, as its pieces (see `StreamAccumulator`)."""
-        return self._chat.text_pieces()
 
-    def results(self) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice seen, in `index` order."""
-        return self._chat.results()
-
-    def result(self) -> Stop:
-        """Return the `Stop` of the first choice (`stream_incomplete` before its finish_reason)."""
-        return self._chat.result()
-
-
-class LiteLLMAdapter:
+class LiteLLMAdapter(BaseAdapter):
     """Reads LiteLLM's `ModelResponse` and stream chunks; continues them as OpenAI Chat does.
 
     Example:
@@ -245,13 +232,16 @@ class LiteLLMAdapter:
     """
 
     name = NAME
+    rules = RULES
+    read = staticmethod(lambda reply: _readings(reply)[0])
+    readings = staticmethod(_readings)
     # LiteLLM objects are never JSON bodies: auto-detection never asks this adapter about one.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, tuple[StopReason, str | None]]]] = {
         "finish_reason": LITELLM_FINISH_REASON,
         **{rules.title: dict(rules.table) for rules in NATIVE.values()},
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "Stream chunks are read as OpenAI Chat chunks are (the same accumulator).",
         "LiteLLM keeps no native_finish_reason in stream chunks: a stream is read by LiteLLM's "
         "own finish_reason, with a note.",
@@ -264,14 +254,6 @@ class LiteLLMAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a LiteLLM stream chunk (`ModelResponseStream`, by its class)."""
         return type(event) is not dict and _kind(event) == "ModelResponseStream"
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(_readings(reply)[0], RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> _LiteLLMStream:
         """Return a fresh accumulator for one streamed reply."""
@@ -295,15 +277,6 @@ class LiteLLMAdapter:
             [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
         """
         return _openai_chat_turns.tool_results(stop, results)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`, in OpenAI Chat's form (what LiteLLM takes).
-
-        Example:
-            >>> LiteLLMAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Return the messages that resume a paused Anthropic turn: the reply, sent back.

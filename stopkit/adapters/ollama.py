@@ -30,11 +30,11 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import stable_id, tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._ollama_rules import DONE_REASON, PROVIDER, RULES
 from stopkit.adapters._ollama_stream import OllamaStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, not_an_object, wire
 
 __all__ = ["OllamaAdapter"]
@@ -53,6 +53,8 @@ def _read(reply: Any) -> Reading:
     """
     fields = wire(reply)
     reading = Reading(reply, fields.get("done_reason"))
+    # ollama/_types.py `BaseGenerateResponse.model`; Ollama gives a reply no id.
+    identify(reading, fields.get("model"), None)
     message = fields.get("message")
     if message is None and fields.get("response", _ABSENT) is not _ABSENT:
         # /api/generate: the text and the thinking are top-level
@@ -119,7 +121,7 @@ def _is_chunk(obj: Any) -> bool:
     )
 
 
-class OllamaAdapter:
+class OllamaAdapter(BaseAdapter):
     """Reads Ollama `/api/chat` and `/api/generate` replies (dicts or SDK objects) and streams.
 
     Example:
@@ -131,11 +133,13 @@ class OllamaAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    read = staticmethod(_read)
     # An `/api/chat` or `/api/generate` reply has `done`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("done",)
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {"done_reason": DONE_REASON}
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Streams are newline-delimited JSON chunks, not SSE; the chunk with `done: true` ends it.",
         "A chunk holding only an `error` object ends the stream as unknown/error.",
         "After the `done: true` chunk no text or call changes the reply (a note counts the "
@@ -156,14 +160,6 @@ class OllamaAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is an Ollama stream chunk (the same shape as a reply)."""
         return _is_chunk(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of an `/api/chat` or `/api/generate` reply."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the reply's one `Stop` (a reply holds a single message or response)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> OllamaStream:
         """Return a fresh accumulator for one `/api/chat` or `/api/generate` NDJSON stream."""
@@ -209,23 +205,4 @@ class OllamaAdapter:
             {"role": "tool", "content": result.content, "tool_name": result.name}
             for result in results
         ]
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: Ollama has no paused stop, so there is nothing to resume.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError(
-            f"ollama replies are never paused; cannot resume a {stop.reason.value!r} stop"
-        )
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a `/api/chat` message.
-
-        Example:
-            >>> OllamaAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 

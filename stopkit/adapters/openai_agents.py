@@ -26,11 +26,12 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import Rules, decide
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
-from stopkit.adapters._reading import Reading, Verdict
+from stopkit.adapters._reading import Reading, Verdict, identify
+from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import listed, to_json, wire
 from stopkit.adapters.openai_responses import _read_items, _read_usage
 
@@ -60,8 +61,19 @@ _ITEMS: dict[str, Verdict] = {
 }
 """What a bare `ModelResponse` says, by its Responses output items (it keeps no status)."""
 
-_RULES = Rules(_PROVIDER, "status", {})
-"""No stop value is sent: each reading carries its verdict (from `RUN` or `ITEMS`)."""
+_RUN_TITLE = "RunResult"
+_ITEMS_TITLE = "ModelResponse items (no status kept)"
+
+_RULES = Rules(
+    _PROVIDER,
+    "status",
+    {},
+    fields={
+        _RUN_TITLE: Rules(_PROVIDER, _RUN_TITLE, _RUN),
+        _ITEMS_TITLE: Rules(_PROVIDER, _ITEMS_TITLE, _ITEMS),
+    },
+)
+"""No stop value is sent: each reading names what says one (a row of `RUN` or of `ITEMS`)."""
 
 _NO_STATUS = "an Agents ModelResponse keeps no status: read from its output items"
 
@@ -84,13 +96,15 @@ def _read_response(response: Any) -> Reading:
     """One model response: its output items, its usage."""
     fields = wire(response)
     reading = Reading(response)
+    # agents/items.py `ModelResponse.response_id`; it does not name the model.
+    identify(reading, None, fields.get("response_id"))
     output = fields.get("output")
     if not isinstance(output, list | tuple):
         shown = "missing" if output is None else f"a {type(output).__name__}"
         reading.malformed = f"output is {shown}, not a list of items"
     items = listed(output)
     _read_items(reading, items)
-    reading.verdict = _ITEMS[_items_say(reading, items)]
+    reading.field, reading.named = _ITEMS_TITLE, _items_say(reading, items)
     usage = fields.get("usage")
     if usage is not None:
         reading.details["usage"] = usage
@@ -120,7 +134,7 @@ def _read_run(result: Any) -> Reading:
         reading.raw = result
     else:
         reading = Reading(result)
-        reading.verdict = _ITEMS["no items"]
+        reading.field, reading.named = _ITEMS_TITLE, "no items"
         reading.notes.append("the run holds no model response")
     details = reading.details
     context = wire(fields.get("context_wrapper"))
@@ -133,7 +147,7 @@ def _read_run(result: Any) -> Reading:
         details["interruptions"] = waiting
         reading.calls = [_approval_call(item) for item in waiting]
         reading.answered = None
-        reading.verdict = _RUN["interruptions"]
+        reading.field, reading.named = _RUN_TITLE, "interruptions"
         reading.notes.append(
             f"the run is interrupted: {len(waiting)} tool call(s) await approval "
             "(RunResult.interruptions)"
@@ -144,7 +158,7 @@ def _read_run(result: Any) -> Reading:
     elif streaming is None or final is not None:
         details["final_output"] = final
         if reading.refusal is None:
-            reading.verdict = _RUN["final_output"]
+            reading.field, reading.named = _RUN_TITLE, "final_output"
             reading.calls = ()  # every call of the run was run by the SDK
             reading.notes.append("the run produced its final output: completed")
             if type(final) is str:
@@ -191,7 +205,7 @@ def _output_items(stop: Stop) -> list[Any]:
     return listed(wire(reply).get("output"))
 
 
-class OpenAIAgentsAdapter:
+class OpenAIAgentsAdapter(BaseAdapter):
     """Reads OpenAI Agents SDK run results and model responses.
 
     Example:
@@ -200,28 +214,16 @@ class OpenAIAgentsAdapter:
     """
 
     name = _PROVIDER
+    rules = _RULES
+    otel_provider = "openai"  # a run speaks the Responses API: well-known
+    read = staticmethod(_read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
-    tables: ClassVar[dict[str, dict[str, Verdict]]] = {
-        "RunResult": _RUN,
-        "ModelResponse items (no status kept)": _ITEMS,
-    }
+    tables: ClassVar[dict[str, dict[str, Verdict]]] = {_RUN_TITLE: _RUN, _ITEMS_TITLE: _ITEMS}
 
     def detects(self, reply: Any) -> bool:
         """Say whether `reply` is a `RunResult`, `RunResultStreaming` or Agents `ModelResponse`."""
         return class_of(reply, "agents.", _CLASSES) is not None
-
-    def detects_event(self, event: Any) -> bool:
-        """Say no: a streamed run is read from its `RunResultStreaming`, at any point."""
-        return False
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of a run result or a model response; never raises for one."""
-        return decide(_read(reply), _RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the one `Stop` as a 1-tuple (a run has no choices)."""
-        return (decide(_read(reply), _RULES),)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the model response's output items, as Responses input dicts."""
@@ -230,15 +232,6 @@ class OpenAIAgentsAdapter:
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one Responses answer item per result (`function_call_output`, ...)."""
         return answers(_output_items(stop), results)
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Responses input item, as the SDK takes one.
-
-        Example:
-            >>> OpenAIAgentsAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
     def resume(self, stop: Stop) -> tuple[list[Any], dict[str, Any]]:
         """Refuse: nothing an Agents result says is a pause (approvals are tool requests).

@@ -30,12 +30,13 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters import _openai_chat_turns, _openai_choices
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import cut, tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._openai_chat_rules import (
     CONTENT_FILTER,
     FINISH_DETAILS_TYPE,
     FINISH_REASON,
+    LEGACY_FIELD,
     PROMPT_FILTER,
     PROVIDER,
     RULES,
@@ -105,7 +106,7 @@ def _message(reading: Reading, said: Mapping[str, Any]) -> None:
         if (raw is None or raw == "") and type(legacy) is str and legacy in FINISH_DETAILS_TYPE:
             reading.notes.append(f"no finish_reason: legacy finish_details.type {legacy!r} read")
             reading.raw_reason = legacy
-            reading.verdict = FINISH_DETAILS_TYPE[legacy]
+            reading.field = LEGACY_FIELD
 
 
 def _calls(message: Mapping[str, Any], reading: Reading) -> None:
@@ -149,7 +150,7 @@ def _custom_call(item: Mapping[str, Any]) -> ToolCall:
     return tool_call(item.get("id"), custom.get("name"), {"input": text})
 
 
-class OpenAIChatAdapter:
+class OpenAIChatAdapter(BaseAdapter):
     """Reads OpenAI Chat Completions replies and the OpenAI-compatible servers' dialects.
 
     Example:
@@ -158,6 +159,11 @@ class OpenAIChatAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    # gen-ai-spans.md: the compatible dialects (Azure, Groq, DeepSeek, vLLM...) speak `openai`.
+    otel_provider = "openai"
+    read = staticmethod(_read)
+    readings = staticmethod(_readings)
     # A chat completion has a `choices` list: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("choices",)
@@ -168,7 +174,7 @@ class OpenAIChatAdapter:
         "content_filter_results (Azure, filtered: true)": CONTENT_FILTER,
         "prompt_filter_results (Azure)": PROMPT_FILTER,
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream ends at the chunk carrying finish_reason; the usage-only chunk after it "
         "(choices: []) is read for usage only.",
         "Azure's asynchronous filter may send content_filter after stop, or annotation chunks "
@@ -207,14 +213,6 @@ class OpenAIChatAdapter:
             return any(wire(choice).get("delta") is not None for choice in choices)
         return kind not in ("text_completion",)
 
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice, in `index` order (`n > 1`)."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
-
     def stream(self) -> ChatStream:
         """Return a fresh accumulator for one streamed chat completion."""
         return ChatStream(_readings)
@@ -237,23 +235,3 @@ class OpenAIChatAdapter:
             [{'role': 'tool', 'tool_call_id': 'call_1', 'content': '42'}]
         """
         return _openai_chat_turns.tool_results(stop, results)
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Not applicable: Chat Completions never pauses a turn, so there is nothing to resume.
-
-        Raises:
-            ValueError: always, naming the stop's reason.
-        """
-        raise ValueError(
-            f"openai.chat replies cannot be resumed: Chat Completions has no paused stop "
-            f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
-        )
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Chat Completions message.
-
-        Example:
-            >>> OpenAIChatAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}

@@ -24,12 +24,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from stopkit._stop import Stop, ToolResult
+from stopkit._stop import Stop
 from stopkit.adapters import _openai_choices
-from stopkit.adapters._engine import decide
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._openai_chat_rules import CONTENT_FILTER, PROMPT_FILTER, VLLM_STOP_REASON
 from stopkit.adapters._openai_completions_rules import FINISH_REASON, PROVIDER, RULES
 from stopkit.adapters._openai_completions_stream import CompletionsStream
@@ -80,7 +80,7 @@ def _is_completion(obj: Any) -> bool:
     return isinstance(choices, _SEQUENCES) and raw_value(fields.get("object")) == _KIND
 
 
-class OpenAICompletionsAdapter:
+class OpenAICompletionsAdapter(BaseAdapter):
     """Reads legacy Completions replies (JSON dicts or `openai.types.Completion`) and streams.
 
     Example:
@@ -91,6 +91,11 @@ class OpenAICompletionsAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    otel_provider = "openai"  # gen-ai-spans.md's well-known value
+    otel_operation = "text_completion"  # legacy Completions: a prompt in, text out
+    read = staticmethod(_read)
+    readings = staticmethod(_readings)
     # A completion has a `choices` list: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("choices",)
@@ -100,7 +105,7 @@ class OpenAICompletionsAdapter:
         "content_filter_results (Azure, filtered: true)": CONTENT_FILTER,
         "prompt_filter_results (Azure)": PROMPT_FILTER,
     }
-    stream_notes: ClassVar[tuple[str, ...]] = (
+    stream_notes = (
         "Chunks have the reply's own shape (`object: text_completion`, a piece of `text` per "
         "choice); a choice ends at the chunk carrying its finish_reason, and the usage-only "
         "chunk after it (choices: []) is read for usage only.",
@@ -115,14 +120,6 @@ class OpenAICompletionsAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a streamed completion chunk (the same shape as a reply)."""
         return _is_completion(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first choice (the lowest `index`)."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per choice, in `index` order (`n > 1`, or several prompts)."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> CompletionsStream:
         """Return a fresh accumulator for one streamed completion."""
@@ -140,34 +137,3 @@ class OpenAICompletionsAdapter:
             [{'role': 'assistant', 'content': ' Paris.'}]
         """
         return [{"role": "assistant", "content": stop.text}]
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user turn in the transcript's neutral shape: `{"role": "user", "content"}`.
-
-        Example:
-            >>> OpenAICompletionsAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
-
-    def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
-        """Refuse: legacy Completions takes no tools, so a reply never asks for tool results.
-
-        Raises:
-            ValueError: always, naming the stop's reason.
-        """
-        raise ValueError(
-            f"openai.completions replies have no tool calls (the endpoint takes no tools); "
-            f"there are no results to send for this {stop.reason.value!r} stop"
-        )
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: legacy Completions never pauses, so there is nothing to resume.
-
-        Raises:
-            ValueError: always, naming the stop's reason.
-        """
-        raise ValueError(
-            f"openai.completions replies cannot be resumed: Completions has no paused stop "
-            f"(this stop is {stop.reason.value!r}, raw {stop.raw_reason!r})"
-        )

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult, Usage
-from stopkit.adapters._engine import decide
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._openai_responses_calls import (
     CLIENT_CALL_TYPES,
     answered_id,
@@ -36,7 +36,7 @@ from stopkit.adapters._openai_responses_rules import (
     message_parts,
 )
 from stopkit.adapters._openai_responses_stream import ResponsesStream
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
 from stopkit.adapters._wire import listed, raw_value, to_json, wire
 
 __all__ = ["OpenAIResponsesAdapter"]
@@ -55,6 +55,7 @@ def _read(reply: Any) -> Reading:
     if type(status) is not str and status is not None:
         status = raw_value(status)  # an enum member: its wire value, which the steps compare
     reading = Reading(reply, status)
+    identify(reading, fields.get("model"), fields.get("id"))  # openai/types/responses/response.py
     details = reading.details
     incomplete = fields.get("incomplete_details")
     if incomplete is not None:
@@ -181,7 +182,7 @@ def _image_blocked(reading: Reading, blocked: list[Any], other: int) -> None:
         )
 
 
-class OpenAIResponsesAdapter:
+class OpenAIResponsesAdapter(BaseAdapter):
     """Reads OpenAI Responses API replies (`object: "response"`) and their streams.
 
     Example:
@@ -193,6 +194,9 @@ class OpenAIResponsesAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    otel_provider = "openai"  # gen-ai-spans.md's well-known value
+    read = staticmethod(_read)
     # A Response says `object: "response"`: auto-detection skips this adapter
     # for a JSON body with none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("object",)
@@ -201,7 +205,7 @@ class OpenAIResponsesAdapter:
         "incomplete_details.reason": INCOMPLETE_REASON,
         "error.code": ERROR_CODE,
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "The terminal event (response.completed / response.incomplete / response.failed) "
         "decides; a stream without one is unknown/stream_incomplete.",
         "A second terminal event replaces the first only when it is at least as strict; "
@@ -224,14 +228,6 @@ class OpenAIResponsesAdapter:
         if kind == "error":
             return fields.get("sequence_number") is not None
         return type(kind) is str and kind.startswith("response.")
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one Response; never raises for a reply of this shape."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the one `Stop` of a Response as a 1-tuple (it has no choices)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> ResponsesStream:
         """Return a fresh accumulator for one streamed Response (SDK events or JSON dicts)."""
@@ -266,15 +262,6 @@ class OpenAIResponsesAdapter:
         if stop.detail == "background":
             return [], {"poll_response_id": wire(stop.raw).get("id")}
         return self.assistant_message(stop), {}
-
-    def user_message(self, text: str) -> dict[str, Any]:
-        """Return a user message saying `text`: a Responses `input` item (`EasyInputMessageParam`).
-
-        Example:
-            >>> OpenAIResponsesAdapter().user_message("Go on.")
-            {'role': 'user', 'content': 'Go on.'}
-        """
-        return {"role": "user", "content": text}
 
 
 def _output_items(stop: Stop) -> list[Any]:

@@ -30,19 +30,21 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._accumulator import Accumulator
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide, harsher, look_up
+from stopkit.adapters._engine import decide
 from stopkit.adapters._framework import class_of
 from stopkit.adapters._pydantic_ai_rules import (
-    BLOCK_REASONS,
+    BLOCK_FIELD,
     FINISH_REASON,
+    REFUSAL_FIELD,
     RULES,
     STATE,
     TABLES,
-    VALUE_NOTES,
     wire_of,
 )
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, Verdict, identify, tokens
+from stopkit.adapters._strictness import harsher
 from stopkit.adapters._wire import listed, wire
 
 __all__ = ["PydanticAIAdapter"]
@@ -50,20 +52,22 @@ __all__ = ["PydanticAIAdapter"]
 _TITLE = "finish_reason"
 
 
-def _read(response: Any) -> Reading:
+def _read(reply: Any) -> Reading:
     """Read one pydantic-ai `ModelResponse` into its facts.
 
     Example:
         >>> read(response).details["read_as"]  # doctest: +SKIP
         'anthropic'
     """
-    fields = wire(response)
+    fields = wire(reply)
     kept = fields.get("provider_details")
     kept = kept if isinstance(kept, dict) else {}
     own = fields.get("finish_reason")
     provider = fields.get("provider_name")
     raw = kept.get("finish_reason")
-    reading = Reading(response, raw)
+    reading = Reading(reply, raw)
+    # pydantic_ai/messages.py `ModelResponse.model_name`, `.provider_response_id`.
+    identify(reading, fields.get("model_name"), fields.get("provider_response_id"))
     details = reading.details
     details["integration"] = provider
     if own is not None:
@@ -74,12 +78,12 @@ def _read(response: Any) -> Reading:
     if type(refusal) is str:
         reading.refusal = refusal
     if raw is not None:
-        reading.verdict = _raw_verdict(reading, wire_of(provider, raw), raw, own)
+        _raw_value(reading, wire_of(provider, raw), raw, own)
     elif wire_of(provider, None) == "gemini" and kept.get("block_reason") is not None:
         # GoogleModel keeps a blocked prompt's `promptFeedback.blockReason` in its place.
         reading.raw_reason = kept["block_reason"]
         details["read_as"] = "gemini"
-        reading.verdict = look_up(BLOCK_REASONS, "block_reason", reading.raw_reason, reading.notes)
+        reading.field = BLOCK_FIELD
     else:
         _framework_value(reading, provider, own)
     _read_state(reading, fields.get("state"))
@@ -91,24 +95,18 @@ def _read(response: Any) -> Reading:
     return reading
 
 
-def _raw_verdict(reading: Reading, wire_name: str, raw: Any, own: Any) -> Verdict:
-    """The provider's own value, through its wire format's table (pydantic-ai's when off it)."""
+def _raw_value(reading: Reading, wire_name: str, raw: Any, own: Any) -> None:
+    """The provider's own value, read with its wire format's table (pydantic-ai's when off it)."""
     reading.details["read_as"] = wire_name
-    table = TABLES[wire_name]
-    entry = table.get(raw) if type(raw) is str else None
-    if entry is not None:
-        note = VALUE_NOTES.get(wire_name, {}).get(raw)
-        if note is not None:
-            reading.notes.append(note)
-        return entry
-    if type(own) is str and own in FINISH_REASON:
-        verdict = FINISH_REASON[own]
+    listed = type(raw) is str and raw in TABLES[wire_name]
+    if not listed and type(own) is str and own in FINISH_REASON:
+        reading.named = own  # pydantic-ai mapped a value stopkit has no row for: its own
         reading.notes.append(
             f"{_TITLE} {raw!r} is not in the {wire_name} table: read pydantic-ai's "
-            f"finish_reason {own!r} ({verdict[0].value})"
+            f"finish_reason {own!r}"
         )
-        return verdict
-    return look_up(table, _TITLE, raw, reading.notes)
+    else:
+        reading.field = wire_name
 
 
 def _framework_value(reading: Reading, provider: Any, own: Any) -> None:
@@ -117,10 +115,10 @@ def _framework_value(reading: Reading, provider: Any, own: Any) -> None:
     if reading.refusal is not None and own == "content_filter":
         # The OpenAI models drop the raw value of a refusal and say `content_filter`.
         reading.raw_reason = own
+        reading.field = REFUSAL_FIELD
         reading.notes.append(
             f"pydantic-ai kept a refusal and no raw finish_reason{who}: filtered/refusal"
         )
-        reading.verdict = (StopReason.FILTERED, "refusal")
         return
     reading.raw_reason = own
     if own is not None:
@@ -201,7 +199,7 @@ def _is_response(reply: Any) -> bool:
     return class_of(reply, "pydantic_ai.", _RESPONSE) is not None
 
 
-class _Snapshots(Accumulator):
+class _Snapshots(Accumulator[Reading]):
     """A pydantic-ai stream, as the `ModelResponse` snapshots it yields: the last one is the reply.
 
     pydantic-ai streams cumulative snapshots (`StreamedResponse.get()`,
@@ -245,7 +243,7 @@ class _Snapshots(Accumulator):
         return reading
 
 
-class PydanticAIAdapter:
+class PydanticAIAdapter(BaseAdapter):
     """Reads pydantic-ai `ModelResponse` objects (and streams of their snapshots).
 
     Example:
@@ -254,13 +252,15 @@ class PydanticAIAdapter:
     """
 
     name = RULES.provider
+    rules = RULES
+    read = staticmethod(_read)
     # Never a JSON body: auto-detection skips this adapter for every dict without asking it.
     detect_keys: ClassVar[tuple[str, ...]] = ()
     tables: ClassVar[dict[str, dict[str, Verdict]]] = {
         "finish_reason (pydantic-ai's own, read when no raw value was kept)": FINISH_REASON,
         "state": STATE,
     }
-    stream_notes: tuple[str, ...] = (
+    stream_notes = (
         "A stream is the ModelResponse snapshots pydantic-ai yields: the last one decides; "
         "a snapshot whose state is 'incomplete' is unknown/stream_incomplete.",
     )
@@ -272,14 +272,6 @@ class PydanticAIAdapter:
     def detects_event(self, event: Any) -> bool:
         """Say whether `event` is a `ModelResponse` snapshot of a pydantic-ai stream."""
         return _is_response(event)
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of one `ModelResponse`; never raises for one."""
-        return decide(_read(reply), RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return the one `Stop` of a `ModelResponse` as a 1-tuple (it has no choices)."""
-        return (decide(_read(reply), RULES),)
 
     def stream(self) -> _Snapshots:
         """Return a fresh accumulator of `ModelResponse` snapshots."""

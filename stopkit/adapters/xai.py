@@ -27,12 +27,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from stopkit._stop import Stop, ToolCall, ToolResult
+from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
-from stopkit.adapters._engine import decide
 from stopkit.adapters._framework import class_of
-from stopkit.adapters._reading import Reading, Verdict, tokens
+from stopkit.adapters._reading import Reading, identify, tokens
 from stopkit.adapters._wire import either, listed, wire
-from stopkit.adapters._xai_rules import FINISH_REASON, PROVIDER, RULES
+from stopkit.adapters._xai_rules import PROVIDER, RULES
 from stopkit.adapters._xai_stream import XAIStream
 
 __all__ = ["XAIAdapter"]
@@ -85,6 +85,8 @@ def _outputs(fields: Mapping[str, Any]) -> list[Any]:
 def _reading(reply: Any, fields: Mapping[str, Any], output: Any) -> Reading:
     said = wire(output)
     reading = Reading(reply, either(said, "finishReason", "finish_reason"))
+    # chat.proto GetChatCompletionResponse: `model`, and `id`, the completion's own.
+    identify(reading, fields.get("model"), fields.get("id"))
     message = wire(said.get("message"))
     content = message.get("content")
     reading.text = content if type(content) is str else ""
@@ -147,7 +149,7 @@ def _is_reply(fields: Mapping[str, Any], part: str) -> bool:
     )
 
 
-class XAIAdapter:
+class XAIAdapter(BaseAdapter):
     """Reads xai_sdk's Chat replies (`Response`, its protos, their JSON) and streams.
 
     Example:
@@ -158,10 +160,14 @@ class XAIAdapter:
     """
 
     name = PROVIDER
+    rules = RULES
+    # gen-ai-spans.md lists `x_ai` among `gen_ai.provider.name`'s well-known values.
+    otel_provider = "x_ai"
+    read = staticmethod(lambda reply: _readings(reply)[0])
+    readings = staticmethod(_readings)
     # A reply or chunk holds `outputs`: auto-detection skips this adapter for a JSON body with
     # none of these keys.
     detect_keys: ClassVar[tuple[str, ...]] = ("outputs",)
-    tables: ClassVar[dict[str, dict[str, Verdict]]] = {"finish_reason": FINISH_REASON}
     stream_notes: ClassVar[tuple[str, ...]] = (
         "Streams are what `Chat.stream()` yields: `(Response, Chunk)` pairs (a `Chunk`, its "
         "proto or their JSON alone read too); each chunk's deltas are assembled per output "
@@ -184,14 +190,6 @@ class XAIAdapter:
         if type(event) is dict:
             return _is_reply(event, "delta")
         return class_of(event, "xai_sdk.", {"Chunk"}) is not None or _proto_name(event) == _CHUNK
-
-    def normalize(self, reply: Any) -> Stop:
-        """Return the `Stop` of the reply's first assistant output."""
-        return decide(_readings(reply)[0], RULES)
-
-    def normalize_all(self, reply: Any) -> tuple[Stop, ...]:
-        """Return one `Stop` per assistant output, in `index` order."""
-        return tuple(decide(reading, RULES) for reading in _readings(reply))
 
     def stream(self) -> XAIStream:
         """Return a fresh accumulator for one `Chat.stream()`."""
@@ -228,16 +226,6 @@ class XAIAdapter:
             {"role": "ROLE_TOOL", "content": [{"text": r.content}], "tool_call_id": r.call_id}
             for r in results
         ]
-
-    def resume(self, stop: Stop) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Refuse: xAI has no paused stop, so there is nothing to resume.
-
-        Raises:
-            ValueError: always.
-        """
-        raise ValueError(
-            f"xai replies are never paused; cannot resume a {stop.reason.value!r} stop"
-        )
 
     def user_message(self, text: str) -> dict[str, Any]:
         """Return a user message saying `text`, as a `chat_pb2.Message`'s JSON.

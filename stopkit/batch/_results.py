@@ -28,7 +28,7 @@ from typing import Any
 
 from stopkit import Adapter, Stop, StopkitError, detect, get_adapter, normalize, normalize_all
 from stopkit._json import loads_strict
-from stopkit.adapters._engine import harsher
+from stopkit.adapters._strictness import harsher
 from stopkit.batch._record import Record, RequestOutcome
 
 __all__ = ["read_item", "read_object"]

@@ -17,7 +17,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from stopkit._logsafe import shorten
 from stopkit._stop import Stop, ToolCall
-from stopkit.adapters._wire import either, raw_value, wire
+from stopkit.adapters._wire import raw_value
 from stopkit.otel import _names as n
 from stopkit.otel._content import output_messages, scrub_text
 from stopkit.otel._telemetry import Telemetry
@@ -102,21 +102,24 @@ def claim() -> ModelCall | None:
     return call
 
 
-def _response_facts(raw: Any) -> dict[str, str]:
-    """Return `gen_ai.response.id` and `.model` as the reply says them (Gemini's own names too)."""
-    fields = wire(raw)
-    out: dict[str, str] = {}
-    response_id = fields.get("id")
-    if type(response_id) is not str:
-        response_id = either(fields, "responseId", "response_id")
-    if type(response_id) is str:
-        out[n.RESPONSE_ID] = shorten(response_id)
-    model = fields.get("model")
-    if type(model) is not str:
-        model = either(fields, "modelVersion", "model_version")
-    if type(model) is str:
-        out[n.RESPONSE_MODEL] = shorten(model)  # a metric label too: bounded like any value
-    return out
+def _reply_attributes(stops: Sequence[Stop], streamed: bool) -> dict[str, Any]:
+    """The reply's span attributes: its finish reasons, stopkit's reading, its model and id.
+
+    The model and the id are the adapter's reading (`Stop.model`, `Stop.response_id`, each wire
+    read with its own field names): nothing here reads the reply again.
+    """
+    stop = stops[0]  # the first choice's reading; every choice has its finish reason
+    attributes: dict[str, Any] = {
+        n.FINISH_REASONS_KEY: tuple(n.FINISH_REASONS[s.reason] for s in stops),
+        **stop_attributes(stop),
+    }
+    if streamed:
+        attributes[n.REQUEST_STREAM] = True
+    if stop.response_id is not None:
+        attributes[n.RESPONSE_ID] = shorten(stop.response_id)
+    if stop.model is not None:  # a metric label too: bounded like any value
+        attributes[n.RESPONSE_MODEL] = shorten(stop.model)
+    return attributes
 
 
 class ModelCall:
@@ -207,19 +210,14 @@ class ModelCall:
             self.provider = metric[n.PROVIDER] = attributes[n.PROVIDER] = n.provider_name(
                 self.adapter
             )
-        attributes[n.FINISH_REASONS_KEY] = tuple(n.FINISH_REASONS[s.reason] for s in stops)
-        attributes.update(stop_attributes(stop))
-        if streamed:
-            attributes[n.REQUEST_STREAM] = True
-        facts = _response_facts(stop.raw)
-        attributes.update(facts)
+        attributes.update(_reply_attributes(stops, streamed))
         usage = stop.usage
         counts = n.usage_attributes(self.adapter or "", usage) if usage is not None else {}
         attributes.update(counts)
         if self.t.capture_content:
             attributes[n.OUTPUT_MESSAGES] = output_messages(stop)
         self.span.set_attributes(attributes)
-        self._measured(stops, counts, facts.get(n.RESPONSE_MODEL), error)
+        self._measured(stops, counts, attributes.get(n.RESPONSE_MODEL), error)
 
     def _measured(
         self,
@@ -242,6 +240,10 @@ class ModelCall:
         tokens_out = counts.get(n.OUTPUT_TOKENS)
         if tokens_out is not None:
             t.token_usage.record(tokens_out, {**metric, n.TOKEN_TYPE: "output"})
+        self._count_stops(stops)
+
+    def _count_stops(self, stops: Sequence[Stop]) -> None:
+        """Count each choice's stop (`stopkit.stops`): its adapter, reason, detail, provider."""
         provider = self.provider
         for each in stops:  # one reply per choice read
             counted = [(n.STOP_PROVIDER, each.provider), (n.STOP_REASON, each.reason.value)]
@@ -250,7 +252,7 @@ class ModelCall:
             detail = attribute_value(each.detail)  # a custom adapter's may be anything
             if detail is not None:
                 counted.append((n.STOP_DETAIL, str(detail)))
-            t.count_stop(tuple(counted))
+            self.t.count_stop(tuple(counted))
 
     def _error(self, error: BaseException) -> str:
         """Mark the span failed by `error` (`error.type`, status error); return the type."""

@@ -8,14 +8,16 @@ The `stopkit.*` names are stopkit's own, for what the conventions have no name f
 
 from __future__ import annotations
 
+from typing import Any
+
 from stopkit._counting import output_tokens, prompt_tokens
+from stopkit._errors import AdapterNotFound
+from stopkit._registry import get_adapter
 from stopkit._stop import StopReason, Usage
 
 __all__ = [
     "DURATION_BUCKETS",
     "FINISH_REASONS",
-    "OPERATIONS",
-    "PROVIDER_NAMES",
     "SCHEMA_URL",
     "TOKEN_BUCKETS",
     "finish_reason",
@@ -96,44 +98,6 @@ STOPS = "stopkit.stops"
 INT64_MAX = 2**63 - 1
 """The largest int an attribute holds (the specification's signed 64-bit integer)."""
 
-# The well-known `gen_ai.provider.name` of each built-in adapter (gen-ai-spans.md, the values
-# listed under `gen_ai.provider.name`). The attribute names the telemetry flavour of the wire
-# format, so the OpenAI-compatible dialects read by `openai.chat` (Azure, Groq, DeepSeek,
-# vLLM...) are `openai`. A reply says nothing of which Google endpoint sent it: `gcp.gen_ai`
-# ("may be used when specific backend is unknown"); a wrapped google-genai client knows, and
-# says `gcp.gemini` or `gcp.vertex_ai`. Ollama has no listed value: its own name (custom values
-# are allowed). Any other adapter's name is used as it is.
-PROVIDER_NAMES: dict[str, str] = {
-    "anthropic": "anthropic",
-    "openai.chat": "openai",
-    "openai.responses": "openai",
-    "gemini": "gcp.gen_ai",
-    "bedrock": "aws.bedrock",
-    "bedrock.invoke": "aws.bedrock",
-    "cohere": "cohere",
-    "ollama": "ollama",
-    "openai.completions": "openai",
-    "cohere.v1": "cohere",
-    "xai": "x_ai",
-    # The framework adapters (issue 18) read objects of many providers: the framework's own
-    # name (a custom value); the provider it wrapped is the Stop's details["integration"].
-    "langchain": "langchain",
-    "litellm": "litellm",
-    "pydantic_ai": "pydantic_ai",
-    # An OpenAI Agents run speaks the Responses API: `openai`, well-known.
-    "openai.agents": "openai",
-}
-
-# `gen_ai.operation.name`: `generate_content` is the listed value for Gemini's generateContent,
-# `text_completion` for a prompt-completion API (the Bedrock InvokeModel bodies `bedrock.invoke`
-# reads: Titan Text, Llama, Mistral text completion, Cohere Command; OpenAI's legacy
-# Completions); every other built-in wire API is a chat API (`chat`).
-OPERATIONS: dict[str, str] = {
-    "gemini": "generate_content",
-    "bedrock.invoke": "text_completion",
-    "openai.completions": "text_completion",
-}
-
 # `gen_ai.response.finish_reasons` holds the conventions' well-known values (the FinishReason
 # enum of gen-ai-output-messages.json: stop, length, content_filter, tool_call, error); the
 # provider's own value goes to `stopkit.stop.raw_reason` and stopkit's to `stopkit.stop.reason`.
@@ -149,24 +113,43 @@ FINISH_REASONS: dict[StopReason, str] = {
 }
 
 
+def _said(adapter: str, attribute: str) -> Any:
+    """What the adapter registered as `adapter` says of itself (None: it does not say)."""
+    try:
+        return getattr(get_adapter(adapter), attribute, None)
+    except AdapterNotFound:
+        return None
+
+
 def provider_name(adapter: str) -> str:
-    """Return the `gen_ai.provider.name` for a stopkit adapter name.
+    """Return the `gen_ai.provider.name` for a stopkit adapter name (its `otel_provider`).
+
+    The attribute names the telemetry flavour of the wire format (gen-ai-spans.md, the values
+    listed under `gen_ai.provider.name`): the OpenAI-compatible dialects `openai.chat` reads
+    (Azure, Groq, DeepSeek, vLLM...) are `openai`. An adapter that names none (Ollama, the
+    frameworks, yours) is its own name: custom values are allowed.
 
     Example:
         >>> provider_name("openai.responses"), provider_name("my-proxy")
         ('openai', 'my-proxy')
     """
-    return PROVIDER_NAMES.get(adapter, adapter)
+    said = _said(adapter, "otel_provider")
+    return said if type(said) is str and said else adapter
 
 
 def operation_name(adapter: str | None) -> str:
     """Return the `gen_ai.operation.name` of a model call read by `adapter` (`chat` when unknown).
 
+    `generate_content` is the listed value for Gemini's generateContent, `text_completion` for
+    a prompt-completion API; every other built-in wire API is a chat API. Each adapter says its
+    own (`otel_operation`).
+
     Example:
         >>> operation_name("gemini"), operation_name("anthropic")
         ('generate_content', 'chat')
     """
-    return OPERATIONS.get(adapter, "chat") if adapter is not None else "chat"
+    said = _said(adapter, "otel_operation") if adapter is not None else None
+    return said if type(said) is str and said else "chat"
 
 
 def finish_reason(reason: StopReason) -> str:

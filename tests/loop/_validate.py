@@ -4,10 +4,12 @@ Where an SDK has a type for the messages of a request, the transcript must valid
 of it: anthropic `MessageParam`, openai `ChatCompletionMessageParam` and
 `ResponseInputItemParam`, google-genai `Content`, cohere `ChatMessageV2` (v1: its `Message`
 union, the `chat_history` entries), ollama `Message`, xai_sdk's proto `chat_pb2.Message`, and
-for Bedrock botocore's own validator over the Converse `messages` shape. The prompt-string APIs
-(Bedrock InvokeModel's families, legacy Completions) have no message type: their transcripts are
-`PromptMessage`s. TypedDicts are checked with `extra="forbid"`, so a key the API does not know
-fails too.
+for Bedrock botocore's own validator over the Converse `messages` shape. The prompt-string
+APIs (Bedrock InvokeModel's families, legacy Completions) have no message type: their
+transcripts are `PromptMessage`s. TypedDicts are checked with `extra="forbid"`, so a key the
+API does not know fails too.
+
+Each adapter's row in `tests/_adapters.py` names its validator (`Builtin.transcript`).
 """
 
 from __future__ import annotations
@@ -110,22 +112,21 @@ class PromptMessage(TypedDict):
     content: str
 
 
-VALIDATORS: dict[str, Validator] = {
-    "anthropic": _typed(_anthropic),
-    "openai.chat": _typed(_chat),
-    "openai.responses": _typed(_responses),
-    # pydantic models carry their own config (google-genai forbids unknown keys itself)
-    "gemini": _typed(_gemini, strict_keys=False),
-    "cohere": _typed(_cohere, strict_keys=False),
-    "ollama": _typed(_ollama, strict_keys=False),
-    "bedrock": _bedrock,
-    "bedrock.invoke": _typed(lambda: PromptMessage),
-    "openai.completions": _typed(lambda: PromptMessage),
-    "cohere.v1": _typed(_cohere_v1, strict_keys=False),
-    "xai": _xai,
-}
+ANTHROPIC = _typed(_anthropic)
+CHAT = _typed(_chat)
+RESPONSES = _typed(_responses)
+# pydantic models carry their own config (google-genai forbids unknown keys itself)
+GEMINI = _typed(_gemini, strict_keys=False)
+COHERE = _typed(_cohere, strict_keys=False)
+COHERE_V1 = _typed(_cohere_v1, strict_keys=False)
+OLLAMA = _typed(_ollama, strict_keys=False)
+BEDROCK: Validator = _bedrock
+XAI: Validator = _xai
+PROMPT = _typed(lambda: PromptMessage)
 
 
 def assert_valid_transcript(adapter: str, messages: Sequence[Any]) -> None:
     """Fail unless `messages` validate as the request messages of `adapter`'s SDK."""
-    VALIDATORS[adapter](messages)
+    from tests._adapters import BY_NAME  # the registry names each adapter's validator
+
+    BY_NAME[adapter].transcript(messages)

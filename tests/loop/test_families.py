@@ -21,8 +21,8 @@ import stopkit
 from stopkit import Termination
 from stopkit.record._payloads import load_payload
 from tests._loopback import Loopback
-from tests.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
-from tests.test_litellm import pytestmark as litellm_warnings
+from tests.adapters.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
+from tests.adapters.test_litellm import pytestmark as litellm_warnings
 from tests.wrap.families import BY_NAME, FORMS, Form, served, settle
 from tests.wrap.test_families import _payload
 from tests.wrap.test_xai import Chat, _client, _queue, serving

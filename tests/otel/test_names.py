@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import stopkit
 from stopkit import StopReason, Usage
 from stopkit.otel import _names
+from tests._adapters import BUILTINS, FRAMEWORKS, Builtin, Framework
 
 # The well-known values of the conventions (v1.41.0, gen-ai-spans.md and
 # gen-ai-output-messages.json), written out here so that a typo in the code cannot agree with
@@ -43,25 +43,35 @@ def test_finish_reason_mapping(reason: StopReason, value: str) -> None:
     assert _names.finish_reason(reason) == value
 
 
-def test_every_built_in_adapter_has_a_provider_name() -> None:
-    """Each registered adapter names its provider; all but Ollama and the frameworks well-known."""
-    adapters = {adapter.name for adapter in stopkit.registered_adapters()}
-    assert set(_names.PROVIDER_NAMES) == adapters
-    custom = {a for a, v in _names.PROVIDER_NAMES.items() if v not in WELL_KNOWN_PROVIDERS}
-    assert custom == {"ollama", "langchain", "litellm", "pydantic_ai"}
+ROWS = [*BUILTINS, *FRAMEWORKS]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
+def test_every_built_in_adapter_has_a_provider_name(row: Builtin | Framework) -> None:
+    """Each adapter names its provider as its row says: well-known, or (none listed) its own.
+
+    Ollama and the frameworks name none (the conventions list no value for them): theirs is
+    their own name, a custom value.
+    """
+    assert _names.provider_name(row.name) == (row.otel_provider or row.name)
+    assert row.otel_provider is None or row.otel_provider in WELL_KNOWN_PROVIDERS
     assert _names.provider_name("someone-elses") == "someone-elses"
 
 
-@pytest.mark.parametrize(
-    ("adapter", "operation"),
-    [("anthropic", "chat"), ("openai.chat", "chat"), ("openai.responses", "chat"),
-     ("gemini", "generate_content"), ("bedrock", "chat"), ("bedrock.invoke", "text_completion"),
-     ("cohere", "chat"), ("ollama", "chat"), ("openai.completions", "text_completion"),
-     ("cohere.v1", "chat"), (None, "chat")],
-)  # fmt: skip
-def test_operation_names(adapter: str | None, operation: str) -> None:
-    """Each wire API's operation is the conventions' name for its kind of API."""
-    assert _names.operation_name(adapter) == operation
+def test_the_built_ins_without_a_well_known_provider_are_ollama_and_the_frameworks() -> None:
+    """Of stopkit's own adapters, only Ollama and the frameworks have no well-known name."""
+    shipped = {"ollama", "langchain", "litellm", "pydantic_ai", "anthropic", "openai.chat",
+               "openai.responses", "gemini", "bedrock", "bedrock.invoke", "cohere", "cohere.v1",
+               "openai.completions", "openai.agents"}  # fmt: skip
+    custom = {row.name for row in ROWS if row.name in shipped and row.otel_provider is None}
+    assert custom == {"ollama", "langchain", "litellm", "pydantic_ai"}
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda row: row.name)
+def test_operation_names(row: Builtin | Framework) -> None:
+    """Each wire API's operation is the conventions' name for its kind of API (as its row says)."""
+    assert _names.operation_name(row.name) == row.otel_operation
+    assert _names.operation_name(None) == "chat"
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,8 @@ import stopkit
 import stopkit.record
 from stopkit.record._payloads import load_payload
 from tests._loopback import Loopback
-from tests.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
-from tests.test_litellm import pytestmark as litellm_warnings
+from tests.adapters.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
+from tests.adapters.test_litellm import pytestmark as litellm_warnings
 from tests.wrap.families import BY_NAME, NDJSON, Form, settle
 
 pytestmark = litellm_warnings

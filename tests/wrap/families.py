@@ -375,7 +375,7 @@ RESPONSES: Cases = {
 
 
 # LiteLLM's stream handler maps a finish_reason it does not know to `stop`, and keeps no
-# native value in its chunks (tests/test_litellm.py, LITELLM_RECORDINGS): LiteLLM's loss.
+# native value in its chunks (tests/adapters/test_litellm.py, LITELLM_RECORDINGS): LiteLLM's loss.
 LOST = {"unknown": "completed"}
 # LiteLLM raises its own `MidStreamFallbackError` for a chat stream cut short, and for a
 # Responses stream's `response.failed`.

@@ -26,8 +26,8 @@ from stopkit._wrap._routes import FAMILIES as ROUTES
 from stopkit._wrap._routes import watched_forms
 from stopkit.record._payloads import Payload, load_payload
 from tests._loopback import Loopback
-from tests.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
-from tests.test_litellm import pytestmark as litellm_warnings
+from tests.adapters.test_litellm import _close_the_loop_litellm_leaves  # noqa: F401 -- an autouse fixture
+from tests.adapters.test_litellm import pytestmark as litellm_warnings
 from tests.wrap.families import BY_NAME, FORMS, Family, Form, served, settle
 
 pytestmark = litellm_warnings  # LiteLLM's own pydantic warnings: not stopkit's doing

@@ -18,7 +18,7 @@ import stopkit
 from stopkit import StopReason, ToolResult
 from stopkit.adapters._xai_rules import FINISH_REASON
 
-PAYLOADS = Path(__file__).parent / "payloads" / "xai"
+PAYLOADS = Path(__file__).parent.parent / "payloads" / "xai"
 ADAPTER = stopkit.get_adapter("xai")
 
 

@@ -18,7 +18,7 @@ import stopkit
 from stopkit import Stop, StopReason
 from tests._adapters import NAMES as ADAPTERS
 from tests._payloads import Case, load_cases
-from tests.test_properties_adapters import (
+from tests.adapters.test_properties_adapters import (
     _SETTINGS,
     _hostile,
     _parent,

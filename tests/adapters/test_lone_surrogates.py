@@ -24,7 +24,7 @@ from stopkit import Stop, StopReason, UnsupportedReply
 from stopkit.adapters._calls import parse_arguments, tool_call
 from tests._adapters import NAMES as ADAPTERS
 from tests._payloads import Case, load_cases
-from tests.test_properties_adapters import _SETTINGS
+from tests.adapters.test_properties_adapters import _SETTINGS
 
 CASES = {a: [c for c in load_cases() if c.adapter == a] for a in ADAPTERS}
 _AVAILABLE = {adapter.name for adapter in stopkit.registered_adapters()}

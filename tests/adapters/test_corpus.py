@@ -75,7 +75,7 @@ def test_every_overruled_label_is_in_the_corpus_and_says_otherwise() -> None:
 
 #: Wire formats read since the corpus was labelled: their labels still say out of scope, and each
 #: is held as it stands all the same. (bedrock.invoke's Titan and Llama recordings are read in
-#: tests/test_bedrock_invoke.py, which names the two labels it does not follow.)
+#: tests/adapters/test_bedrock_invoke.py, which names the two labels it does not follow.)
 ADDED = ("openai_completions", "ollama_generate", "cohere_v1")
 ADDED_CASES = [
     pytest.param(row, id=row.file)

@@ -17,7 +17,8 @@ from anthropic.types.beta import BetaContentBlock, BetaRawContentBlockDelta, Bet
 
 import stopkit
 from stopkit import StopReason, ToolResult
-from stopkit.adapters.anthropic import STOP_REASONS, AnthropicAdapter
+from stopkit.adapters._anthropic_rules import STOP_REASONS
+from stopkit.adapters.anthropic import AnthropicAdapter
 from tests._payloads import PAYLOADS, same_stop
 from tests.sdk_forms.anthropic import to_sdk, to_sdk_event
 

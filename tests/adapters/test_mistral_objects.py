@@ -20,7 +20,7 @@ import stopkit
 from stopkit.record._payloads import load_payload
 from tests._payloads import same_stop
 
-RECORDINGS = sorted((Path(__file__).parent / "recordings" / "mistral").glob("*.json"))
+RECORDINGS = sorted((Path(__file__).parent.parent / "recordings" / "mistral").glob("*.json"))
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)

@@ -31,7 +31,7 @@ from stopkit.adapters.openai_responses import (
 )
 from tests.sdk_forms.openai_responses import to_sdk, to_sdk_event
 
-CASES = Path(__file__).parent / "payloads" / "openai_responses"
+CASES = Path(__file__).parents[1] / "payloads" / "openai_responses"
 ADAPTER = OpenAIResponsesAdapter()
 
 #: Output item types that are not client calls: messages, reasoning, provider-run tools, and
@@ -554,3 +554,22 @@ def test_a_completed_reply_with_an_error_object_is_unknown() -> None:
     stop = stopkit.normalize(reply)
     assert (stop.reason, stop.detail) == (StopReason.UNKNOWN, "error")
     assert stop.details["error"] == {"code": "server_error", "message": "x"}
+
+
+def test_an_sdk_call_nested_beyond_what_pydantic_dumps_is_incomplete_not_raised() -> None:
+    """A call item whose action nests deeper than pydantic serializes: an unrunnable call."""
+    from openai._models import construct_type
+    from openai.types.responses import Response
+
+    env: dict[str, Any] = {"x": 1}
+    for _ in range(400):
+        env = {"a": env}
+    action = {"type": "exec", "command": ["ls"], "env": env}
+    body = {"id": "r", "object": "response", "created_at": 1, "status": "completed",
+            "model": "m", "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "output": [{"type": "local_shell_call", "id": "ls1", "call_id": "c1",
+                        "status": "completed", "action": action}]}  # fmt: skip
+    stop = stopkit.normalize(construct_type(type_=Response, value=body))
+    (call,) = stop.tool_calls
+    assert (stop.reason, call.complete) == (StopReason.TOOL_REQUEST, False)
+    assert call.error == "arguments are nested too deep to read"

@@ -77,7 +77,7 @@ def _close_the_loop_litellm_leaves() -> Iterator[None]:
     asyncio.set_event_loop(None)
 
 
-RECORDINGS = Path(__file__).parent / "recordings"
+RECORDINGS = Path(__file__).parents[1] / "recordings"
 ADAPTER = stopkit.get_adapter("litellm")
 CALL = {
     "id": "call_1",

@@ -38,7 +38,7 @@ SERVICE_MODEL_STREAM_EXCEPTIONS = (
     "serviceUnavailableException",
 )
 
-PAYLOADS = Path(__file__).parent / "payloads" / "bedrock"
+PAYLOADS = Path(__file__).parents[1] / "payloads" / "bedrock"
 
 
 def _case(name: str) -> dict[str, Any]:
