@@ -35,7 +35,7 @@ from stopkit.loop._retry import Retrying
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages, unshaped_prompt
-from stopkit.loop._streams import Streamed, read_reply, read_stream
+from stopkit.loop._streams import Streamed, read_reply, read_stream, reading_with
 from stopkit.loop.events import (
     Escalated,
     Escalation,
@@ -216,15 +216,15 @@ class Run:
         """Make one model call (retrying as the controls say); return the reply's `Stop`.
 
         The step `model_call_<turn>`: replayed when a control gives its reply (a journal's
-        record), else made (`current_step()` names it meanwhile). Raises `ModelCallError`
-        when the call failed and no retry is left.
+        record), else made (`current_step()` names it meanwhile, `reader()` the adapter that
+        will read its reply). Raises `ModelCallError` when the call failed and no retry is left.
         """
         recorded = self.controls.before_call(call)
         if recorded is not None:
             call.replayed = True
             stop = self.replayed(recorded)
         else:
-            with as_step(model_step(call.turn)):
+            with as_step(model_step(call.turn)), reading_with(self.adapter):
                 call.reply = yield from self.attempts(call)
             stop = self.normalize(call.reply)
             call.unreadable = self.unsupported

@@ -6,6 +6,7 @@ from its checkpoint, as after a crash, and the workflow must end as the first ru
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 import stopkit
 import stopkit.loop.journal
+from tests.loop.journal._forms import FORMS, REFUSED
 from tests.loop.journal.conftest import unavailable
 
 
@@ -41,13 +43,17 @@ def start(workflow: Any, workflow_id: str, *args: Any) -> Any:
         return DBOS.start_workflow(workflow, *args).get_result()
 
 
-def recover(workflow_id: str) -> Any:
-    """Run the workflow again with every step it recorded answered from its checkpoint."""
+def recover(workflow_id: str, cut: str | None = None) -> Any:
+    """Run the workflow again with every step it recorded answered from its checkpoint.
+
+    `cut`: the step a crash cut; it and every step after it run again.
+    """
     from dbos import DBOS
 
     steps = DBOS.list_workflow_steps(workflow_id, load_output=False)
     last = max(step["function_id"] for step in steps)
-    return DBOS.fork_workflow(workflow_id, last + 1).get_result()
+    start = next((s["function_id"] for s in steps if s["function_name"] == cut), last + 1)
+    return DBOS.fork_workflow(workflow_id, start).get_result()
 
 
 @pytest.mark.parametrize("flow", ["slow_tool", "aslow_tool"])
@@ -113,3 +119,52 @@ def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run
     made = list(flows.TRACE.lines)
     assert recover(f"{flow}-1") == summary(whole)
     assert flows.TRACE.lines == made
+
+
+@pytest.fixture
+def quiet_frameworks() -> Iterator[None]:
+    """LiteLLM's and pydantic-ai's own warnings (deprecated attributes) are none of stopkit's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.usefixtures("quiet_frameworks")
+@pytest.mark.parametrize("flow", ["reply_forms", "areply_forms"])
+@pytest.mark.parametrize("form", FORMS)
+def test_every_reply_form_reads_as_without_dbos_live_and_on_recovery(
+    flows: Any, flow: str, form: str
+) -> None:
+    """Each reply form gives the `Stop`s a run without DBOS gives: live, and at each recovery.
+
+    Recovered whole, nothing is called again; recovered from inside the tool (a crash there),
+    the tool request is replayed from its checkpoint and only the final answer is asked for.
+    """
+    plain = flows.plain_forms(form)
+    assert plain[0]["reason"] == "tool_request"
+    live = start(getattr(flows, flow), f"{flow}-{form}", form)
+    assert live == {"stops": plain, "model_calls": 2, "tool_runs": 1}
+    assert recover(f"{flow}-{form}") == {"stops": plain, "model_calls": 0, "tool_runs": 0}
+    cut = recover(f"{flow}-{form}", cut="tool_call_1_0")
+    assert cut == {"stops": plain, "model_calls": 1, "tool_runs": 1}
+
+
+@pytest.mark.usefixtures("quiet_frameworks")
+@pytest.mark.parametrize("case", REFUSED)
+def test_a_reply_that_cannot_read_back_the_same_is_refused_before_its_step_keeps_it(
+    flows: Any, case: str
+) -> None:
+    """A `JournalError` names the reply's form; DBOS keeps no reply for the step, only the error.
+
+    A recovery refuses it again.
+    """
+    from dbos import DBOS
+
+    form = REFUSED[case][2]
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
+        start(flows.refused_reply, f"refused-{case}", case)
+    [step] = DBOS.list_workflow_steps(f"refused-{case}")
+    assert (step["function_name"], step["output"]) == ("model_call_1", None)
+    assert isinstance(step["error"], stopkit.loop.journal.JournalError)
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
+        recover(f"refused-{case}")
