@@ -49,6 +49,7 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
+from stopkit.loop.journal._errors import JournalError
 from stopkit.loop.journal._names import as_step, model_step
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
@@ -232,7 +233,12 @@ class Run:
         return stop
 
     def attempts(self, call: ModelCall) -> Generator[Request, Any, Any]:
-        """Make the model call until a try returns (the retries); return what it returned."""
+        """Make the model call until a try returns (the retries); return what it returned.
+
+        A `JournalError` the call raises (a DBOS model step that does not replay, or whose
+        reply cannot be kept) is no failed call: never retried, it is raised as it is, as a
+        journal's own is (not as a `ModelCallError`), by `run_loop` and `resume_loop` alike.
+        """
         keep = self.controls.keeps_events
         while True:
             call.attempt += 1
@@ -242,6 +248,8 @@ class Run:
                     yield CallModel(call.messages, call.overrides, call.turn, call.attempt,
                                     self.adapter, self.on_text, keep)
                 )  # fmt: skip
+            except JournalError:  # a DBOS model step that does not replay: the journal's word
+                raise
             except Exception as exc:  # thrown in by the shell: what call_model raised
                 delay = self.failed_try(call, exc)
                 yield Sleep(delay)

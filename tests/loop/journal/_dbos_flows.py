@@ -116,6 +116,14 @@ async def atwo_loops(second_run_id: str | None) -> list[str]:
 TRACE = Trace()
 """The model calls and tool calls of `approvals` and `aapprovals`, each as it was made."""
 PENDING = "toolu_1_1"  # the second call of the first turn
+CHANGED: list[str] = []
+"""A reason given here replaces each denial's reason in `approvals`: its code changed since."""
+
+
+def _decided(decisions: dict[str, bool | str]) -> dict[str, bool | str]:
+    """The decisions sent to `approvals`, as its code (changed or not) takes them."""
+    return {call_id: CHANGED[0] if CHANGED and decision is not True else decision
+            for call_id, decision in decisions.items()}  # fmt: skip
 
 
 def defer_one(call: stopkit.ToolCall) -> bool | stopkit.loop.Defer:
@@ -131,7 +139,7 @@ def approvals() -> dict[str, Any]:
                                approve=defer_one)  # fmt: skip
     while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
         DBOS.set_event("pending", [call.id for call in outcome.pending_calls])
-        outcome = stopkit.resume_loop(outcome, DBOS.recv("decisions"))
+        outcome = stopkit.resume_loop(outcome, _decided(DBOS.recv("decisions")))
     return summary(outcome)
 
 
@@ -144,7 +152,8 @@ async def aapprovals() -> dict[str, Any]:
                                       approve=defer_one)  # fmt: skip
     while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
         await DBOS.set_event_async("pending", [call.id for call in outcome.pending_calls])
-        outcome = await stopkit.aresume_loop(outcome, await DBOS.recv_async("decisions"))
+        decisions = _decided(await DBOS.recv_async("decisions"))
+        outcome = await stopkit.aresume_loop(outcome, decisions)
     return summary(outcome)
 
 

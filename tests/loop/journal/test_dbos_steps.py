@@ -121,6 +121,31 @@ def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run
     assert flows.TRACE.lines == made
 
 
+@pytest.mark.parametrize("flow", ["approvals", "aapprovals"])
+def test_a_resumed_run_whose_step_no_longer_replays_raises_the_mismatch_itself(
+    flows: Any, flow: str
+) -> None:
+    """A resume under DBOS raises a `JournalMismatch` as `run_loop` does: itself, unchained.
+
+    The workflow's code changed before its recovery (a denial's reason): the resumed run's
+    next model call no longer matches its checkpoint.
+    """
+    from dbos import DBOS, SetWorkflowID
+
+    with SetWorkflowID(f"{flow}-1"):
+        handle = DBOS.start_workflow(getattr(flows, flow))
+    assert DBOS.get_event(f"{flow}-1", "pending", 30) == [flows.PENDING]
+    DBOS.send(f"{flow}-1", {flows.PENDING: "not this one"}, "decisions")
+    handle.get_result()
+    flows.CHANGED.append("not this one, nor any")
+    try:
+        with pytest.raises(stopkit.loop.journal.JournalMismatch, match="model_call_2") as raised:
+            recover(f"{flow}-1")
+    finally:
+        flows.CHANGED.clear()
+    assert (raised.value.__cause__, raised.value.__context__) == (None, None)
+
+
 @pytest.fixture
 def quiet_frameworks() -> Iterator[None]:
     """LiteLLM's and pydantic-ai's own warnings (deprecated attributes) are none of stopkit's."""
