@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop
 import stopkit.loop.journal
+from stopkit.loop.journal import dbos as durable
 from tests.loop.journal._forms import FORMS, REFUSED
 from tests.loop.journal.conftest import unavailable
 
@@ -119,6 +121,36 @@ def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run
     made = list(flows.TRACE.lines)
     assert recover(f"{flow}-1") == summary(whole)
     assert flows.TRACE.lines == made
+
+
+def _charge(amount: int, idempotency_key: str) -> str:
+    return f"charged {amount} ({idempotency_key})"
+
+
+def _lookup(order: str) -> str:
+    return f"order {order}"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda tools, **run: stopkit.Loop(durable.model_steps(_lookup), tools=tools, **run),
+        lambda tools, **run: stopkit.run_loop(durable.model_steps(_lookup), "Hi", tools=tools,
+                                              **run),
+    ],
+    ids=["Loop", "run_loop"],
+)  # fmt: skip
+def test_dbos_tool_steps_taking_a_key_need_a_run_id_that_a_recovery_repeats(make: Any) -> None:
+    """Without `run_id=`, a run makes its id anew each time it runs: refused, naming `run_id=`.
+
+    A key is `<run id>/tool_call_<turn>_<slot>`; a recovery would give a cut call another one.
+    """
+    with pytest.raises(ValueError, match=r"'charge' .* idempotency_key.* run_id="):
+        make(durable.tool_steps({"charge": _charge, "lookup": _lookup}))
+    loop = stopkit.Loop(durable.model_steps(_lookup), tools=durable.tool_steps(
+        {"charge": _charge}), run_id="order-7")  # fmt: skip
+    assert loop.settings.run_id == "order-7"
+    stopkit.Loop(durable.model_steps(_lookup), tools=durable.tool_steps({"lookup": _lookup}))
 
 
 @pytest.mark.parametrize("flow", ["approvals", "aapprovals"])

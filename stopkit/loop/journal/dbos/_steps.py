@@ -95,8 +95,13 @@ def _kept(reply: Any, adapter: Adapter | None) -> dict[str, Any]:
 def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap `call_model` so that each call is the DBOS step `model_call_<turn>`.
 
+    In a workflow, with `tool_steps`; give the loop a `run_id=` that every recovery repeats
+    (its tools' idempotency keys start with it: a tool step taking one is refused without).
+    `stopkit.loop.journal.dbos.run_loop` does all of it.
+
     Example:
-        >>> stopkit.run_loop(model_steps(call_model), prompt)  # doctest: +SKIP
+        >>> stopkit.run_loop(model_steps(call_model), prompt, tools=tool_steps(TOOLS),
+        ...                  run_id=DBOS.workflow_id)  # doctest: +SKIP
     """
     return workflow_steps(call_model, alone=False)
 
@@ -224,9 +229,12 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
 def tool_steps(tools: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
     """Wrap each tool so that each call is the DBOS step `tool_call_<turn>_<slot>`.
 
-    The wrappers keep the tools' signatures and marks (`stopkit.tool`, `idempotency_key`).
+    The wrappers keep the tools' signatures and marks (`stopkit.tool`, `idempotency_key`). A
+    tool taking an `idempotency_key` needs the loop's `run_id=`, the same at every recovery:
+    a run without one is refused (`ValueError`), as its made-up id would change the key.
 
     Example:
-        >>> loop = stopkit.Loop(model_steps(call_model), tools=tool_steps(TOOLS))  # doctest: +SKIP
+        >>> loop = stopkit.Loop(model_steps(call_model), tools=tool_steps(TOOLS),
+        ...                     run_id=DBOS.workflow_id)  # doctest: +SKIP
     """
     return {name: _tool_step(name, tool) for name, tool in tools.items()}
