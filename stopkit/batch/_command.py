@@ -93,6 +93,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_json,
     )
     from stopkit.batch._lines import MAX_LINE_SIZE
+    from stopkit.batch._resubmit import check_outputs
 
     if args.factor <= 1:
         print("stopkit batch: --factor must be greater than 1", file=err)
@@ -101,6 +102,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print("stopkit batch: --mapping goes with --resubmit", file=err)
         return EXIT_USAGE
     try:
+        if args.resubmit:  # before minutes of reading: a bad OUT is refused at once
+            check_outputs(args.resubmit, args.mapping, [*args.results, *args.input])
         report = audit(
             args.results,
             jobs=args.jobs,

@@ -69,13 +69,22 @@ def _echoed(report: Report) -> Iterator[tuple[Group, str, dict[str, Any] | None,
         index.close()
 
 
-def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str]]) -> None:
-    """Refuse to write over a file the resubmission reads, or the mapping over the requests.
+def check_outputs(
+    out: str | os.PathLike[str],
+    mapping: str | os.PathLike[str] | None,
+    reads: Iterable[str | os.PathLike[str]],
+) -> tuple[str, str]:
+    """Return the request file and the mapping to write (`<out>.mapping.jsonl` by default).
 
+    Refused (`BatchUsageError`): writing over a file the resubmission reads, or the mapping
+    over the requests.
     Refused too: an output that exists and is no regular file (nor a link to one). The new file
     would be renamed over it: a FIFO's reader would get nothing, a device node (`/dev/null`, as
-    root) would be replaced, and the mapping written beside it, into `/dev`.
+    root) would be replaced, and the mapping written beside it, into `/dev`. The command checks
+    this before it reads any result, and `resubmit` again with the results files found.
     """
+    out = os.fspath(out)
+    mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
     taken = {os.path.realpath(p): os.fspath(p) for p in reads}
     for path in (out, mapping):
         try:
@@ -93,6 +102,7 @@ def _check_outputs(out: str, mapping: str, reads: Iterable[str | os.PathLike[str
                 f"{path} would overwrite {found}: write the resubmission elsewhere"
             )
         taken[os.path.realpath(path)] = path
+    return out, mapping
 
 
 @contextlib.contextmanager
@@ -154,9 +164,7 @@ def resubmit(
     """
     options = options or ResubmitOptions()
     inputs = unique(inputs)  # before any is read: a pipe is refused, not half read
-    out = os.fspath(out)
-    mapping = os.fspath(mapping) if mapping is not None else out + ".mapping.jsonl"
-    _check_outputs(out, mapping, [*report.files, *inputs])
+    out, mapping = check_outputs(out, mapping, [*report.files, *inputs])
     source = _requests(report, inputs, options)
     done = Resubmission(out, mapping)
     # A create body in, a create body out (Anthropic's `{"requests": [...]}`); else JSON Lines.

@@ -319,6 +319,8 @@ def run_loop(
     Raises:
         ModelCallError: `call_model` raised and no retry was left; the run so far is on its
             `outcome`, the exception is its `__cause__`.
+        JournalError: the run's journal cannot be used as asked (`JournalMismatch`: a replayed
+            step's request changed), also when `call_model` raised it (a DBOS model step).
 
     Returns:
         The `Outcome`: text, termination, last stop, turns, transcript, escalation, tool runs.

@@ -35,7 +35,7 @@ from stopkit.loop._retry import Retrying
 from stopkit.loop._runner import ToolRunner, deadline_passed, describe
 from stopkit.loop._settings import LoopSettings
 from stopkit.loop._start import starting_messages, unshaped_prompt
-from stopkit.loop._streams import Streamed, read_reply, read_stream
+from stopkit.loop._streams import Streamed, read_reply, read_stream, reading_with
 from stopkit.loop.events import (
     Escalated,
     Escalation,
@@ -49,6 +49,7 @@ from stopkit.loop.events import (
     ToolRun,
     TurnStarted,
 )
+from stopkit.loop.journal._errors import JournalError
 from stopkit.loop.journal._names import as_step, model_step
 
 __all__ = ["APPEND_ON_FINISH", "Run", "log_escalation"]
@@ -216,15 +217,15 @@ class Run:
         """Make one model call (retrying as the controls say); return the reply's `Stop`.
 
         The step `model_call_<turn>`: replayed when a control gives its reply (a journal's
-        record), else made (`current_step()` names it meanwhile). Raises `ModelCallError`
-        when the call failed and no retry is left.
+        record), else made (`current_step()` names it meanwhile, `reader()` the adapter that
+        will read its reply). Raises `ModelCallError` when the call failed and no retry is left.
         """
         recorded = self.controls.before_call(call)
         if recorded is not None:
             call.replayed = True
             stop = self.replayed(recorded)
         else:
-            with as_step(model_step(call.turn)):
+            with as_step(model_step(call.turn)), reading_with(self.adapter):
                 call.reply = yield from self.attempts(call)
             stop = self.normalize(call.reply)
             call.unreadable = self.unsupported
@@ -232,7 +233,12 @@ class Run:
         return stop
 
     def attempts(self, call: ModelCall) -> Generator[Request, Any, Any]:
-        """Make the model call until a try returns (the retries); return what it returned."""
+        """Make the model call until a try returns (the retries); return what it returned.
+
+        A `JournalError` the call raises (a DBOS model step that does not replay, or whose
+        reply cannot be kept) is no failed call: never retried, it is raised as it is, as a
+        journal's own is (not as a `ModelCallError`), by `run_loop` and `resume_loop` alike.
+        """
         keep = self.controls.keeps_events
         while True:
             call.attempt += 1
@@ -242,6 +248,8 @@ class Run:
                     yield CallModel(call.messages, call.overrides, call.turn, call.attempt,
                                     self.adapter, self.on_text, keep)
                 )  # fmt: skip
+            except JournalError:  # a DBOS model step that does not replay: the journal's word
+                raise
             except Exception as exc:  # thrown in by the shell: what call_model raised
                 delay = self.failed_try(call, exc)
                 yield Sleep(delay)

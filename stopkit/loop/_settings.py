@@ -19,6 +19,7 @@ from stopkit._stop import StopReason, ToolCall
 from stopkit.loop._approval import Approval, check_approvals
 from stopkit.loop._budget import Budget
 from stopkit.loop._retry import RetryPolicy
+from stopkit.loop._tool import timed_by_itself, wants_key
 from stopkit.loop.events import Escalation, LoopEvent
 from stopkit.loop.journal._errors import InvalidRunId
 from stopkit.loop.journal._protocol import Journal
@@ -147,7 +148,9 @@ class LoopSettings:
         _check_compaction(self.compact, self.compact_at_tokens, self.estimate_tokens)
         # Frozen copies: a settings object shared by many runs cannot change under them.
         _set = object.__setattr__
-        _set(self, "tools", MappingProxyType(_checked_tools(self.tools)))
+        tools = _checked_tools(self.tools)
+        _check_keys(tools, self.run_id)
+        _set(self, "tools", MappingProxyType(tools))
         _set(self, "overrides", MappingProxyType(dict(self.overrides or {})))
         if self.adapter is not None:
             _set(self, "adapter", get_adapter(self.adapter))
@@ -198,6 +201,27 @@ def _checked_tools(tools: Mapping[str, Callable[..., Any]] | None) -> dict[str, 
         if type(name) is not str or not callable(tool):
             raise TypeError(f"tools maps names (str) to callables; got {name!r}: {tool!r}")
     return checked
+
+
+def _check_keys(tools: Mapping[str, Callable[..., Any]], run_id: str | None) -> None:
+    """Refuse a run without `run_id=` whose tool, a DBOS step, takes an idempotency key.
+
+    Such a tool's runs are replayed by running the loop again (a recovery; it keeps its time
+    itself: `keep_time`), and its key is `<run id>/tool_call_<turn>_<slot>`: a run id made
+    anew each time the loop runs would give the call a recovery makes again another key.
+    """
+    if run_id is not None:
+        return
+    for name, tool in tools.items():
+        if timed_by_itself(tool, awaited=False) is not None and wants_key(tool):
+            raise ValueError(
+                f"tool {name!r} is a DBOS step (tool_steps) that takes an idempotency_key, "
+                "'<run id>/tool_call_<turn>_<slot>': without run_id= the run id is made anew "
+                "each time the workflow runs, so a recovery would give a cut call a new key; "
+                "pass a run_id= that every recovery repeats (run_id=DBOS.workflow_id, with a "
+                "suffix of its own for each further loop of the workflow), or run the loop with "
+                "stopkit.loop.journal.dbos.run_loop, which does"
+            )
 
 
 def _check_compaction(compact: Any, at: Any, estimate: Any) -> None:

@@ -14,12 +14,16 @@ the accumulated `Stop.text` (a `result()` per event: quadratic in a long stream)
 
 A whole reply is read by `read_reply`: its adapter's, once the run knows it, else the one that
 detects it. The run reads its live replies so, and a durable run its recorded ones, and checks
-with it that a reply it records reads back the same (`_journaled.py`).
+with it that a reply it records reads back the same (`_journaled.py`). While a model call is
+made, `reader()` names the adapter the run will read its reply with, for code the call runs
+that keeps the reply itself (a DBOS model step: `journal/dbos/_steps.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +42,8 @@ __all__ = [
     "is_sync_stream",
     "read_reply",
     "read_stream",
+    "reader",
+    "reading_with",
 ]
 
 # What is a whole reply (or its JSON body), even where it is iterable.
@@ -55,6 +61,36 @@ class Streamed:
     """What `call_model` returned."""
     events: list[Any] | None = None
     """The events read, in order, when they were asked to be kept."""
+
+
+_READER: ContextVar[Adapter | None] = ContextVar("stopkit_reader", default=None)
+
+
+@contextmanager
+def reading_with(adapter: Adapter | None) -> Iterator[None]:
+    """Name `adapter` the one the run reads the reply of the model call being made with.
+
+    Around each model call (`_run.py`), as `current_step()` names the call: in the thread a
+    sync `call_model` runs in too. The outer value is set back after (not reset by a token: a
+    run's generator may be closed from another context).
+    """
+    outer = _READER.get()
+    _READER.set(adapter)
+    try:
+        yield
+    finally:
+        _READER.set(outer)
+
+
+def reader() -> Adapter | None:
+    """Return the adapter the run reads the reply of the call being made with (None: detected).
+
+    Example:
+        >>> with reading_with(None):
+        ...     reader() is None
+        True
+    """
+    return _READER.get()
 
 
 def read_reply(reply: Any, adapter: Adapter | None) -> tuple[Adapter, Stop]:

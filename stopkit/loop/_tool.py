@@ -114,6 +114,8 @@ def keep_time(
     For a tool whose every run is recorded by something else (a DBOS step): its timeout is
     then inside the record, and what the run saw (a timeout) is what a recovery replays, not
     a result the tool gave after it. `timed` raises `TimedOut(timeout)` past the timeout.
+    Such a tool is replayed by running the loop again: one that takes an idempotency key needs
+    a `run_id=` that every recovery repeats (`LoopSettings` refuses a run without one).
     `atimed`: the same, awaited on the event loop by `arun_loop` (else `timed` runs there as
     any tool of its kind does).
     """

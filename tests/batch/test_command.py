@@ -269,3 +269,28 @@ def test_max_line_size_counts_longer_lines_as_bad_lines(
     with pytest.raises(SystemExit) as refused:
         _run([str(results), "--max-line-size", "0"], capsys)
     assert (refused.value.code, "must be greater than 0" in capsys.readouterr().err) == (2, True)
+
+
+@pytest.mark.parametrize("option", ["--resubmit", "--mapping"])
+def test_a_bad_output_is_refused_before_any_result_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    option: str,
+) -> None:  # fmt: skip
+    """An OUT (or --mapping) that cannot be written is a usage error before the audit starts.
+
+    Reading a large batch takes minutes: the user hears of a mistyped OUT at once.
+    """
+    import stopkit.batch
+
+    def audit(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the results were read before OUT was checked")
+
+    monkeypatch.setattr(stopkit.batch, "audit", audit)
+    results = write_jsonl(tmp_path / "r.jsonl", [openai_ok("c-1", chat_body("length"))])
+    special = tmp_path / "special"
+    os.mkfifo(special)
+    named = {"--resubmit": [str(special)], "--mapping": [str(tmp_path / "o"), option, str(special)]}
+    code, _, err = _run([str(results), "--resubmit", *named[option]], capsys)
+    assert (code, "is not a regular file" in err) == (2, True), err
+    code, _, err = _run([str(results), "--resubmit", str(results)], capsys)
+    assert (code, "would overwrite" in err) == (2, True), err

@@ -4,11 +4,16 @@ A lease must outlive the longest model or tool call, yet expire soon after its w
 So it is short (`lease_seconds`) and renewed every third of it while the run is open: by each
 recorded step, and between steps by this thread. One thread for all runs (started on first
 use, idle when none is open), not one per run: starting a thread costs about a millisecond.
+
+A forked child starts with a fresh heartbeat: it has no copy of the parent's thread, so the
+parent's lock may be held forever in the child, and the parent's runs are not the child's to
+renew (their leases are the parent's, and the parent's heartbeat keeps them).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from typing import Protocol
@@ -38,13 +43,20 @@ class Heartbeat:
         self._wake = threading.Condition()
         self._runs: dict[int, Beating] = {}
         self._thread: threading.Thread | None = None
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child: a new lock, no run, no thread (the parent's are the parent's)."""
+        self._wake = threading.Condition()
+        self._runs = {}
+        self._thread = None
 
     def add(self, run: Beating) -> None:
         """Keep `run`'s lease from now on (starting the thread when it is not running)."""
         with self._wake:
             run.renewed = time.monotonic()
             self._runs[id(run)] = run
-            if self._thread is None or not self._thread.is_alive():  # not started, or forked
+            if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._beat, daemon=True, name="stopkit-heartbeat"
                 )

@@ -291,8 +291,9 @@ class SqlJournal:
     def _unleased(self, execute: Execute, run_id: str) -> bool:
         """Raise `RunLocked` when a live worker holds the run; say whether the run exists.
 
-        The run's row stays locked until the transaction ends: a worker taking the run
-        meanwhile waits, and finds what this transaction left.
+        A lease of a worker process of this machine that is gone is no obstacle, as it is
+        none to `acquire`. The run's row stays locked until the transaction ends: a worker
+        taking the run meanwhile waits, and finds what this transaction left.
         """
         row = execute(
             "SELECT owner IS NOT NULL AND lease_until >= {now} FROM stopkit_runs "
@@ -300,7 +301,9 @@ class SqlJournal:
             (run_id,),
         ).fetchone()
         if row is not None and row[0]:
-            raise self._locked(execute, run_id)
+            locked = self._locked(execute, run_id)
+            if not dead_here(locked.owner):
+                raise locked
         return row is not None
 
     def delete(self, run_id: str) -> bool:

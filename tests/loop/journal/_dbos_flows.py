@@ -13,7 +13,10 @@ from dbos import DBOS
 
 import stopkit
 import stopkit.loop
+import stopkit.loop.events
 from stopkit.loop.journal import dbos as durable
+from stopkit.loop.journal._codec import canonical
+from tests.loop.journal._forms import FORMS, REFUSED, Model, Tool
 from tests.loop.journal._scenario import Trace, TurnModel, record_tool, summary
 
 CALLS: list[str] = []
@@ -113,6 +116,14 @@ async def atwo_loops(second_run_id: str | None) -> list[str]:
 TRACE = Trace()
 """The model calls and tool calls of `approvals` and `aapprovals`, each as it was made."""
 PENDING = "toolu_1_1"  # the second call of the first turn
+CHANGED: list[str] = []
+"""A reason given here replaces each denial's reason in `approvals`: its code changed since."""
+
+
+def _decided(decisions: dict[str, bool | str]) -> dict[str, bool | str]:
+    """The decisions sent to `approvals`, as its code (changed or not) takes them."""
+    return {call_id: CHANGED[0] if CHANGED and decision is not True else decision
+            for call_id, decision in decisions.items()}  # fmt: skip
 
 
 def defer_one(call: stopkit.ToolCall) -> bool | stopkit.loop.Defer:
@@ -128,7 +139,7 @@ def approvals() -> dict[str, Any]:
                                approve=defer_one)  # fmt: skip
     while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
         DBOS.set_event("pending", [call.id for call in outcome.pending_calls])
-        outcome = stopkit.resume_loop(outcome, DBOS.recv("decisions"))
+        outcome = stopkit.resume_loop(outcome, _decided(DBOS.recv("decisions")))
     return summary(outcome)
 
 
@@ -141,5 +152,54 @@ async def aapprovals() -> dict[str, Any]:
                                       approve=defer_one)  # fmt: skip
     while outcome.termination is stopkit.Termination.AWAITING_APPROVAL:
         await DBOS.set_event_async("pending", [call.id for call in outcome.pending_calls])
-        outcome = await stopkit.aresume_loop(outcome, await DBOS.recv_async("decisions"))
+        decisions = _decided(await DBOS.recv_async("decisions"))
+        outcome = await stopkit.aresume_loop(outcome, decisions)
     return summary(outcome)
+
+
+def _replied(stops: list[Any]) -> Any:
+    """An `on_event` keeping each reply's `Stop` as JSON (the raw reply left out)."""
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, stopkit.loop.events.ModelReplied):
+            stops.append(canonical(event.stop.model_dump(mode="json")))
+
+    return on_event
+
+
+def _tools(tool: Tool) -> dict[str, Any]:
+    return {"record": tool, "get_weather": tool}  # the Gemini payload calls get_weather
+
+
+def plain_forms(form: str) -> list[Any]:
+    """Each reply's `Stop` (as JSON) in a run of reply form `form` without DBOS."""
+    stops: list[Any] = []
+    stopkit.run_loop(Model(FORMS[form]()), "Record.", tools=_tools(Tool()),
+                     on_event=_replied(stops))  # fmt: skip
+    return stops
+
+
+@DBOS.workflow()
+def reply_forms(form: str) -> dict[str, Any]:
+    """A tool turn and the final answer in reply form `form`: each `Stop`, the calls made."""
+    stops: list[Any] = []
+    model, tool = Model(FORMS[form]()), Tool()
+    durable.run_loop(model, "Record.", tools=_tools(tool), on_event=_replied(stops))
+    return {"stops": stops, "model_calls": model.calls, "tool_runs": tool.runs}
+
+
+@DBOS.workflow()
+async def areply_forms(form: str) -> dict[str, Any]:
+    """`reply_forms` in `arun_loop`, a stream as an async iterator."""
+    stops: list[Any] = []
+    model, tool = Model(FORMS[form]()), Tool()
+    await durable.arun_loop(model.acall, "Record.", tools=_tools(tool), on_event=_replied(stops))
+    return {"stops": stops, "model_calls": model.calls, "tool_runs": tool.runs}
+
+
+@DBOS.workflow()
+def refused_reply(case: str) -> None:
+    """A model call returning a reply of `REFUSED` (no journal can keep it so it reads back)."""
+    make, adapter, _ = REFUSED[case]
+    reply = make()
+    durable.run_loop(lambda messages, **overrides: reply, "Hi", adapter=adapter)

@@ -191,3 +191,35 @@ def test_settle_needs_exactly_one_outcome(journal_file: str) -> None:
             main(["runs", "settle", "--journal", journal_file, "stuck-2", "tool_call_1_0",
                   *extra])  # fmt: skip
         assert raised.value.code == 2
+
+
+def _gone_owner() -> str:
+    """The owner name of a worker process of this machine that has exited (and been reaped)."""
+    import subprocess
+    import sys
+
+    from stopkit.loop.journal._owner import new_owner
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    mine = new_owner().split(":")
+    mine[1] = child.stdout.strip()
+    return ":".join(mine)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [["delete", "stuck-2"], ["settle", "stuck-2", "tool_call_1_0", "--result", "charged"]],
+    ids=["delete", "settle"],
+)
+def test_a_lease_of_a_killed_local_worker_does_not_block_an_operator(
+    journal_file: str, action: list[str]
+) -> None:
+    """A run whose worker on this machine was killed is deleted or settled at once.
+
+    A rerun would take it over at once: the operator is not told to wait out a dead lease.
+    """
+    journal = stopkit.loop.journal.SqliteJournal(journal_file)
+    journal.acquire("stuck-2", _gone_owner())
+    journal.close()
+    assert main(["runs", *action[:1], "--journal", journal_file, *action[1:]]) == 0

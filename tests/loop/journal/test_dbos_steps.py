@@ -6,6 +6,7 @@ from its checkpoint, as after a crash, and the workflow must end as the first ru
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,10 @@ from typing import Any
 import pytest
 
 import stopkit
+import stopkit.loop
 import stopkit.loop.journal
+from stopkit.loop.journal import dbos as durable
+from tests.loop.journal._forms import FORMS, REFUSED
 from tests.loop.journal.conftest import unavailable
 
 
@@ -41,13 +45,17 @@ def start(workflow: Any, workflow_id: str, *args: Any) -> Any:
         return DBOS.start_workflow(workflow, *args).get_result()
 
 
-def recover(workflow_id: str) -> Any:
-    """Run the workflow again with every step it recorded answered from its checkpoint."""
+def recover(workflow_id: str, cut: str | None = None) -> Any:
+    """Run the workflow again with every step it recorded answered from its checkpoint.
+
+    `cut`: the step a crash cut; it and every step after it run again.
+    """
     from dbos import DBOS
 
     steps = DBOS.list_workflow_steps(workflow_id, load_output=False)
     last = max(step["function_id"] for step in steps)
-    return DBOS.fork_workflow(workflow_id, last + 1).get_result()
+    start = next((s["function_id"] for s in steps if s["function_name"] == cut), last + 1)
+    return DBOS.fork_workflow(workflow_id, start).get_result()
 
 
 @pytest.mark.parametrize("flow", ["slow_tool", "aslow_tool"])
@@ -113,3 +121,107 @@ def test_a_deferred_call_waits_for_its_decision_and_ends_as_an_uninterrupted_run
     made = list(flows.TRACE.lines)
     assert recover(f"{flow}-1") == summary(whole)
     assert flows.TRACE.lines == made
+
+
+def _charge(amount: int, idempotency_key: str) -> str:
+    return f"charged {amount} ({idempotency_key})"
+
+
+def _lookup(order: str) -> str:
+    return f"order {order}"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda tools, **run: stopkit.Loop(durable.model_steps(_lookup), tools=tools, **run),
+        lambda tools, **run: stopkit.run_loop(durable.model_steps(_lookup), "Hi", tools=tools,
+                                              **run),
+    ],
+    ids=["Loop", "run_loop"],
+)  # fmt: skip
+def test_dbos_tool_steps_taking_a_key_need_a_run_id_that_a_recovery_repeats(make: Any) -> None:
+    """Without `run_id=`, a run makes its id anew each time it runs: refused, naming `run_id=`.
+
+    A key is `<run id>/tool_call_<turn>_<slot>`; a recovery would give a cut call another one.
+    """
+    with pytest.raises(ValueError, match=r"'charge' .* idempotency_key.* run_id="):
+        make(durable.tool_steps({"charge": _charge, "lookup": _lookup}))
+    loop = stopkit.Loop(durable.model_steps(_lookup), tools=durable.tool_steps(
+        {"charge": _charge}), run_id="order-7")  # fmt: skip
+    assert loop.settings.run_id == "order-7"
+    stopkit.Loop(durable.model_steps(_lookup), tools=durable.tool_steps({"lookup": _lookup}))
+
+
+@pytest.mark.parametrize("flow", ["approvals", "aapprovals"])
+def test_a_resumed_run_whose_step_no_longer_replays_raises_the_mismatch_itself(
+    flows: Any, flow: str
+) -> None:
+    """A resume under DBOS raises a `JournalMismatch` as `run_loop` does: itself, unchained.
+
+    The workflow's code changed before its recovery (a denial's reason): the resumed run's
+    next model call no longer matches its checkpoint.
+    """
+    from dbos import DBOS, SetWorkflowID
+
+    with SetWorkflowID(f"{flow}-1"):
+        handle = DBOS.start_workflow(getattr(flows, flow))
+    assert DBOS.get_event(f"{flow}-1", "pending", 30) == [flows.PENDING]
+    DBOS.send(f"{flow}-1", {flows.PENDING: "not this one"}, "decisions")
+    handle.get_result()
+    flows.CHANGED.append("not this one, nor any")
+    try:
+        with pytest.raises(stopkit.loop.journal.JournalMismatch, match="model_call_2") as raised:
+            recover(f"{flow}-1")
+    finally:
+        flows.CHANGED.clear()
+    assert (raised.value.__cause__, raised.value.__context__) == (None, None)
+
+
+@pytest.fixture
+def quiet_frameworks() -> Iterator[None]:
+    """LiteLLM's and pydantic-ai's own warnings (deprecated attributes) are none of stopkit's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.usefixtures("quiet_frameworks")
+@pytest.mark.parametrize("flow", ["reply_forms", "areply_forms"])
+@pytest.mark.parametrize("form", FORMS)
+def test_every_reply_form_reads_as_without_dbos_live_and_on_recovery(
+    flows: Any, flow: str, form: str
+) -> None:
+    """Each reply form gives the `Stop`s a run without DBOS gives: live, and at each recovery.
+
+    Recovered whole, nothing is called again; recovered from inside the tool (a crash there),
+    the tool request is replayed from its checkpoint and only the final answer is asked for.
+    """
+    plain = flows.plain_forms(form)
+    assert plain[0]["reason"] == "tool_request"
+    live = start(getattr(flows, flow), f"{flow}-{form}", form)
+    assert live == {"stops": plain, "model_calls": 2, "tool_runs": 1}
+    assert recover(f"{flow}-{form}") == {"stops": plain, "model_calls": 0, "tool_runs": 0}
+    cut = recover(f"{flow}-{form}", cut="tool_call_1_0")
+    assert cut == {"stops": plain, "model_calls": 1, "tool_runs": 1}
+
+
+@pytest.mark.usefixtures("quiet_frameworks")
+@pytest.mark.parametrize("case", REFUSED)
+def test_a_reply_that_cannot_read_back_the_same_is_refused_before_its_step_keeps_it(
+    flows: Any, case: str
+) -> None:
+    """A `JournalError` names the reply's form; DBOS keeps no reply for the step, only the error.
+
+    A recovery refuses it again.
+    """
+    from dbos import DBOS
+
+    form = REFUSED[case][2]
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
+        start(flows.refused_reply, f"refused-{case}", case)
+    [step] = DBOS.list_workflow_steps(f"refused-{case}")
+    assert (step["function_name"], step["output"]) == ("model_call_1", None)
+    assert isinstance(step["error"], stopkit.loop.journal.JournalError)
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
+        recover(f"refused-{case}")

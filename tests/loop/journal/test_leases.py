@@ -144,3 +144,22 @@ def test_a_live_or_remote_holders_lease_says_how_long_to_wait_and_what_to_do(
     assert "s left" in message
     assert "lease_seconds=" in message
     assert "stopkit runs unlock r" in message
+
+
+def test_a_child_forked_while_the_heartbeat_holds_its_lock_keeps_leases_of_its_own(
+    store: str,
+) -> None:
+    """Forked while the parent's heartbeat thread holds the heartbeat's lock, a child's run ends.
+
+    The child has no copy of that thread to let the lock go: its heartbeat starts afresh.
+    """
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    done = subprocess.run([sys.executable, "-m", "tests.loop.journal._forked_heartbeat", store],
+                          cwd=Path(__file__).resolve().parents[3], capture_output=True,
+                          text=True, timeout=180)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"child": 0}, done.stderr

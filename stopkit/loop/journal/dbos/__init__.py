@@ -7,10 +7,13 @@ call runs as the DBOS step `model_call_<turn>` and each tool call as `tool_call_
 recovers the workflow after a crash, it runs the workflow function again: the loop drives the
 same steps in the same order, and DBOS answers each finished one from its checkpoint, so only
 the unfinished work runs. DBOS is the journal here (no `journal=`; the workflow id is the
-run id): a model step returns the reply's JSON body (the loop reads it as it reads any reply)
-beside its request's digest, checked on recovery (`JournalMismatch` naming the step when the
-prompt or the code changed); a tool step returns what the tool returned (DBOS pickles it) or
-raises what it raised.
+run id): a model step returns what a journal records of the reply (its JSON body; a
+framework's object, a LangChain message or a pydantic-ai response, with its class; a stream
+as its events) beside its request's digest, checked on recovery (`JournalMismatch` naming the
+step when the prompt or the code changed), and the loop reads that record, rebuilt, live and
+on recovery alike: every reply form gives the same `Stop` both times, and one whose record
+would read otherwise is refused in its step (`JournalError` naming its form). A tool step
+returns what the tool returned (DBOS pickles it) or raises what it raised.
 
 A tool call's timeout (`tool_timeout=`, the `deadline`) runs inside its step: a call past it
 ends its step with the timeout, which is what a recovery replays (the tool is not run again,

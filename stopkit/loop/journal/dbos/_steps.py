@@ -1,8 +1,12 @@
 """DBOS steps: a model call (`model_steps`) and a tool call (`tool_steps`) each as a DBOS step.
 
-A model step returns the reply's JSON body (a stream: its JSON events) beside its request's
-digest, checked on recovery (`JournalMismatch` naming the step when the prompt or the code
-changed); a tool step returns what the tool returned (DBOS pickles it) or raises what it
+A model step returns what a journal would record of the reply (`stopkit/loop/_journaled.py`:
+its JSON, else its JSON with its class; a stream as its events, each so) beside its request's
+digest, and the loop is handed that record, rebuilt (`journal/_replies.py`), live and on
+recovery alike: so every reply form reads to the same `Stop` both times, or is refused
+(`JournalError` naming its form) inside the step, before DBOS keeps a reply for it. The
+request is checked on recovery (`JournalMismatch` naming the step when the prompt or the code
+changed). A tool step returns what the tool returned (DBOS pickles it) or raises what it
 raised, its timeout (the loop's) inside the step. DBOS is imported only when a call is made.
 """
 
@@ -12,13 +16,25 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from stopkit._adapter import Adapter
+from stopkit._errors import UnsupportedReply
+from stopkit.loop._journaled import kept_json, recordable
 from stopkit.loop._runner import await_tool, is_async_callable
-from stopkit.loop._streams import is_async_stream, is_sync_stream
+from stopkit.loop._streams import (
+    Streamed,
+    aread_stream,
+    is_async_stream,
+    is_sync_stream,
+    read_reply,
+    read_stream,
+    reader,
+)
 from stopkit.loop._threads import call_in_thread
 from stopkit.loop._tool import keep_time
-from stopkit.loop.journal._codec import digest, events_json, model_request, reply_json
+from stopkit.loop.journal._codec import digest, model_request
 from stopkit.loop.journal._errors import JournalError, JournalMismatch
 from stopkit.loop.journal._names import current_step
+from stopkit.loop.journal._replies import Unreplayable, replayable
 
 __all__ = ["model_steps", "tool_steps", "workflow_dbos", "workflow_steps"]
 
@@ -35,7 +51,11 @@ def workflow_dbos() -> Any:
 
 
 def _checked(recorded: dict[str, Any], name: str, request: str) -> Any:
-    """Return the reply a model step recorded (a JSON body, or a list of events)."""
+    """Return the reply a model step recorded, as the loop reads it: rebuilt, where kept so.
+
+    The reply (a JSON body, or the object of the class it was kept with), or a stream's list of
+    events. Raises `JournalMismatch` when the request differs from the recorded one.
+    """
     if recorded["request"] != request:
         raise JournalMismatch(
             name,
@@ -44,30 +64,44 @@ def _checked(recorded: dict[str, Any], name: str, request: str) -> Any:
             recorded["request"],
             request,
         )
-    events = recorded.get("events")
-    return events if events is not None else recorded["reply"]
+    try:
+        replay = replayable(recorded)
+    except Unreplayable as exc:  # a class this process has not imported, or that changed
+        raise JournalError(f"DBOS's checkpoint of step {name} does not replay: {exc}") from None
+    events = replay.get("events")
+    return events if events is not None else replay["reply"]
 
 
-def _kept(reply: Any) -> dict[str, Any]:
-    """What a model step returns to DBOS: the reply as JSON, a stream as its JSON events."""
-    if is_sync_stream(reply) and not hasattr(reply, "__iter__"):  # a stream manager
-        with reply as entered:
-            return _kept(entered)
-    if is_sync_stream(reply):
+def _kept(reply: Any, adapter: Adapter | None) -> dict[str, Any]:
+    """What a model step returns to DBOS of a reply: what a journal would record of it.
+
+    The reply is read as the run will read it, with `adapter` (a stream to its end here, its
+    events kept), and kept in the form that reads back to that `Stop` (`recordable`), else
+    refused with `JournalError`. A reply stopkit cannot read is kept as its JSON: the run
+    ends `unknown` on it, live and on recovery alike.
+    """
+    if type(reply) is not Streamed and is_sync_stream(reply):
+        reply = read_stream(reply, adapter, None, keep=True)
+    if type(reply) is Streamed:
+        stop = reply.stop
+    else:
         try:
-            return events_json(reply)
-        finally:
-            close = getattr(reply, "close", None)
-            if callable(close):
-                close()
-    return dict(reply_json(reply))
+            stop = read_reply(reply, adapter)[1]
+        except UnsupportedReply:
+            stop = None
+    return kept_json(reply) if stop is None else recordable(reply, stop, adapter)
 
 
 def model_steps(call_model: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap `call_model` so that each call is the DBOS step `model_call_<turn>`.
 
+    In a workflow, with `tool_steps`; give the loop a `run_id=` that every recovery repeats
+    (its tools' idempotency keys start with it: a tool step taking one is refused without).
+    `stopkit.loop.journal.dbos.run_loop` does all of it.
+
     Example:
-        >>> stopkit.run_loop(model_steps(call_model), prompt)  # doctest: +SKIP
+        >>> stopkit.run_loop(model_steps(call_model), prompt, tools=tool_steps(TOOLS),
+        ...                  run_id=DBOS.workflow_id)  # doctest: +SKIP
     """
     return workflow_steps(call_model, alone=False)
 
@@ -103,7 +137,7 @@ def workflow_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[.
             dbos = workflow_dbos()
             name = current_step() or "model_call"
             request = model_request(digest(messages), overrides)
-            check = checks()
+            check, adapter = checks(), reader()
 
             async def step() -> dict[str, Any]:
                 if check:
@@ -115,13 +149,8 @@ def workflow_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[.
                         raise refused
                 reply = await call_model(messages, **overrides)
                 if is_async_stream(reply):
-                    if not hasattr(reply, "__aiter__"):
-                        async with reply as entered:
-                            reply = [event async for event in entered]
-                    else:
-                        reply = [event async for event in reply]
-                    return {"request": request, **events_json(reply)}
-                return {"request": request, **_kept(reply)}
+                    reply = await aread_stream(reply, adapter, None, keep=True)
+                return {"request": request, **_kept(reply, adapter)}
 
             return _checked(await dbos.run_step_async({"name": name}, step), name, request)
 
@@ -131,7 +160,7 @@ def workflow_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[.
         dbos = workflow_dbos()
         name = current_step() or "model_call"
         request = model_request(digest(messages), overrides)
-        check = checks()
+        check, adapter = checks(), reader()
 
         def step() -> dict[str, Any]:
             if check:
@@ -139,7 +168,7 @@ def workflow_steps(call_model: Callable[..., Any], *, alone: bool) -> Callable[.
                 refused = _second_loop(steps, dbos.step_id, dbos.workflow_id)
                 if refused is not None:
                     raise refused
-            return {"request": request, **_kept(call_model(messages, **overrides))}
+            return {"request": request, **_kept(call_model(messages, **overrides), adapter)}
 
         return _checked(dbos.run_step({"name": name}, step), name, request)
 
@@ -200,9 +229,12 @@ def _tool_step(name: str, tool: Callable[..., Any]) -> Callable[..., Any]:
 def tool_steps(tools: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
     """Wrap each tool so that each call is the DBOS step `tool_call_<turn>_<slot>`.
 
-    The wrappers keep the tools' signatures and marks (`stopkit.tool`, `idempotency_key`).
+    The wrappers keep the tools' signatures and marks (`stopkit.tool`, `idempotency_key`). A
+    tool taking an `idempotency_key` needs the loop's `run_id=`, the same at every recovery:
+    a run without one is refused (`ValueError`), as its made-up id would change the key.
 
     Example:
-        >>> loop = stopkit.Loop(model_steps(call_model), tools=tool_steps(TOOLS))  # doctest: +SKIP
+        >>> loop = stopkit.Loop(model_steps(call_model), tools=tool_steps(TOOLS),
+        ...                     run_id=DBOS.workflow_id)  # doctest: +SKIP
     """
     return {name: _tool_step(name, tool) for name, tool in tools.items()}
