@@ -138,10 +138,9 @@ def jsonable(value: Any) -> Any:
         return dump(mode="json", by_alias=True, exclude_none=True, warnings=False)
     try:
         return to_jsonable_python(value, by_alias=True, exclude_none=True, bytes_mode="base64")
-    except Exception:
-        raise JournalError(
-            f"a {kind.__module__}.{kind.__qualname__} cannot be recorded as JSON"
-        ) from None
+    except Exception:  # no JSON form: refused below, outside this block, so that the error
+        pass  # carries no pydantic error along (DBOS pickles a step's error with its chain)
+    raise JournalError(f"a {kind.__module__}.{kind.__qualname__} cannot be recorded as JSON")
 
 
 def reply_json(reply: Any) -> dict[str, Any]:

@@ -81,11 +81,12 @@ def _pydantic_ai_stream() -> Replies:
 
 
 def _litellm_reply(**message: Any) -> Any:
+    """A LiteLLM reply with its id given (LiteLLM makes one anew for each reply without)."""
     from litellm.types.utils import Choices, Message, ModelResponse
 
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     choice = Choices(index=0, finish_reason=finish, message=Message(role="assistant", **message))
-    return ModelResponse(model="claude-sonnet-4-5", choices=[choice])
+    return ModelResponse(id=f"chatcmpl-{finish}", model="claude-sonnet-4-5", choices=[choice])
 
 
 def _litellm() -> Replies:
@@ -100,7 +101,8 @@ def _litellm_stream() -> Replies:
     def chunks(*deltas: dict[str, Any], finish: str) -> list[Any]:
         choices = [{"index": 0, "delta": delta} for delta in deltas]
         choices.append({"index": 0, "delta": {}, "finish_reason": finish})
-        return [ModelResponseStream(model="claude-sonnet-4-5", choices=[c]) for c in choices]
+        return [ModelResponseStream(id=f"chatcmpl-{finish}", model="claude-sonnet-4-5",
+                                    choices=[c]) for c in choices]  # fmt: skip
 
     call = {"index": 0, "id": "toolu_1_0", "type": "function",
             "function": {"name": "record", "arguments": '{"turn": 1, "i": 0}'}}  # fmt: skip

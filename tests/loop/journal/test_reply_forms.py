@@ -93,7 +93,11 @@ def test_a_reply_that_cannot_replay_the_same_is_refused_before_it_is_recorded(
 ) -> None:
     """A JournalError names the reply's form; the journal holds no step of it."""
     reply = make()
-    with pytest.raises(stopkit.loop.journal.JournalError, match=form):
+    with pytest.raises(stopkit.loop.journal.JournalError, match=form) as refused:
         stopkit.run_loop(lambda messages, **o: reply, "Hi", journal=journal, run_id="refused",
                          adapter=adapter)  # fmt: skip
     assert journal.steps("refused") == []
+    # It carries no serializer's error along: DBOS stores a step's error pickled, and with
+    # tblib's pickling (which dask's distributed installs for every exception) the chain is
+    # pickled too; pydantic's PydanticSerializationError does not unpickle.
+    assert (refused.value.__cause__, refused.value.__context__) == (None, None)
