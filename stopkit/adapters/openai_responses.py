@@ -25,6 +25,7 @@ from stopkit.adapters._openai_responses_calls import (
     answered_id,
     answers,
     call_of,
+    input_items,
 )
 from stopkit.adapters._openai_responses_rules import (
     ERROR_CODE,
@@ -234,8 +235,8 @@ class OpenAIResponsesAdapter(BaseAdapter):
         return ResponsesStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
-        """Return the reply's output items as sent, as dicts (reasoning items included)."""
-        return [to_json(item) for item in _output_items(stop)]
+        """Return the output items as sent, as dicts (reasoning included; see `input_items`)."""
+        return input_items(_output_items(stop))
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one answer item per result: `function_call_output` or its tool's own kind.
