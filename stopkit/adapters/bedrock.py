@@ -43,7 +43,7 @@ def _read(reply: Any) -> Reading:
     """Read one Converse reply (the dict boto3 returns, or its JSON body) into its facts.
 
     Example:
-        >>> read({"output": {"message": {"content": [{"text": "Hi"}]}},
+        >>> _read({"output": {"message": {"content": [{"text": "Hi"}]}},
         ...       "stopReason": "end_turn"}).text
         'Hi'
     """

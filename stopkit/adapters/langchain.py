@@ -118,7 +118,7 @@ def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> Reading
     """Read one AI message's fields (`wire(message)`) with the metadata its stop value is in.
 
     Example:
-        >>> reading = read_message(None, {"content": "Hi"}, {"stop_reason": "end_turn"})
+        >>> reading = _read_message(None, {"content": "Hi"}, {"stop_reason": "end_turn"})
         >>> (reading.raw_reason, reading.field)
         ('end_turn', 'ChatAnthropic stop_reason')
     """

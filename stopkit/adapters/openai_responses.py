@@ -47,7 +47,7 @@ def _read(reply: Any) -> Reading:
     """Read one Response (a JSON dict or an SDK `Response`) into its facts.
 
     Example:
-        >>> read({"object": "response", "status": "completed", "output": [],
+        >>> _read({"object": "response", "status": "completed", "output": [],
         ...       "usage": {"input_tokens": 5, "output_tokens": 2}}).usage.output_tokens
         2
     """
@@ -89,7 +89,7 @@ def _read_usage(usage: Any) -> Usage | None:
     reasoning tokens; `input_tokens` includes the cached ones.
 
     Example:
-        >>> read_usage({"input_tokens": 5, "output_tokens": 2}).output_tokens
+        >>> _read_usage({"input_tokens": 5, "output_tokens": 2}).output_tokens
         2
     """
     counts = wire(usage)
@@ -109,7 +109,7 @@ def _read_items(reading: Reading, items: list[Any]) -> None:
 
     Example:
         >>> reading = Reading(raw=None)
-        >>> read_items(reading, [{"type": "function_call", "call_id": "c1", "name": "f"}])
+        >>> _read_items(reading, [{"type": "function_call", "call_id": "c1", "name": "f"}])
         >>> reading.calls[0].name
         'f'
     """
