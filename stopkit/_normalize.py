@@ -46,6 +46,7 @@ def detect(reply: Any) -> Adapter:
     Raises `UnsupportedReply` naming the adapters tried when none recognizes it.
 
     Example:
+        >>> import stopkit
         >>> stopkit.detect({"choices": [], "object": "chat.completion"}).name
         'openai.chat'
     """
@@ -110,6 +111,7 @@ def normalize(reply: Any, *, adapter: str | Adapter | None = None) -> Stop:
     (see `normalize_all`). Pass `adapter=` (a name or an adapter) to skip auto-detection.
 
     Example:
+        >>> import stopkit
         >>> stop = stopkit.normalize({"object": "chat.completion", "choices": [{"index": 0,
         ...     "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}]})
         >>> stop.reason

@@ -93,7 +93,7 @@ def builtin_names() -> list[str]:
 
     Example:
         >>> builtin_names()[:2]
-        ['anthropic', 'openai.chat']
+        ['anthropic', 'litellm']
     """
     return [name for name in _BUILTIN if _available(name)]
 

@@ -97,8 +97,9 @@ def registered_adapters() -> tuple[Adapter, ...]:
     """Return every adapter in detection order: user-registered first, then the built-ins.
 
     Example:
+        >>> import stopkit
         >>> [a.name for a in stopkit.registered_adapters()][:3]
-        ['anthropic', 'litellm', 'openai.chat']
+        ['anthropic', 'litellm', 'xai']
     """
     order = _order
     if order is not None:
@@ -122,6 +123,7 @@ def get_adapter(name: str | Adapter) -> Adapter:
     """Return the adapter registered under `name` (an adapter object is returned as is).
 
     Example:
+        >>> import stopkit
         >>> stopkit.get_adapter("anthropic").name
         'anthropic'
     """

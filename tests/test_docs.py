@@ -7,6 +7,7 @@ generated block (the reason tables, the tested SDK versions, the command line's 
 
 from __future__ import annotations
 
+import doctest
 import importlib
 import pkgutil
 import re
@@ -49,6 +50,31 @@ def test_every_runnable_marker_introduces_an_example(page: Path) -> None:
 def test_example_prints_what_it_shows(example: Example, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each runnable example runs offline and prints exactly the output shown under it."""
     assert run(example, monkeypatch) == (example.out or "")
+
+
+MODULES = ["stopkit", *sorted(i.name for i in pkgutil.walk_packages(stopkit.__path__, "stopkit."))]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_docstring_example_is_true(name: str) -> None:
+    """Each module's docstring examples print what they show (those marked `+SKIP` need a network).
+
+    As `pytest --doctest-modules stopkit` runs them (its default option, ELLIPSIS); a module
+    whose optional extra is not installed is skipped.
+    """
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "stopkit").partition(".")[0] == "stopkit":
+            raise
+        pytest.skip(f"{name} needs {missing.name}, an optional extra")
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    failed = [
+        f"{test.name} (line {test.lineno})"
+        for test in doctest.DocTestFinder().find(module, name)
+        if runner.run(test, out=lambda text: None).failed
+    ]
+    assert failed == [], f"run `pytest --doctest-modules {module.__file__}` to see each"
 
 
 def test_streams_page_shows_a_streaming_loop_of_ones_own(monkeypatch: pytest.MonkeyPatch) -> None:

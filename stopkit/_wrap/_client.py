@@ -53,7 +53,8 @@ def wrap(
     also for async clients.
 
     Example:
-        >>> client = stopkit.wrap(anthropic.Anthropic(), raise_on={"output_limit", "filtered"})
+        >>> client = stopkit.wrap(anthropic.Anthropic(),  # doctest: +SKIP
+        ...     raise_on={"output_limit", "filtered"})
         >>> reply = client.messages.create(...)  # doctest: +SKIP
     """
     settings = Settings(on_stop, read_raise_on(raise_on), client)

@@ -61,6 +61,7 @@ class AnthropicStream(Accumulator[Reading]):
     """Collects one Messages API stream into the `Stop` its non-streaming twin gives.
 
     Example:
+        >>> import stopkit
         >>> acc = stopkit.get_adapter("anthropic").stream()
         >>> for event in events:  # doctest: +SKIP
         ...     acc.feed(event)

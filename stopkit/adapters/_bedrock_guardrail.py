@@ -23,7 +23,7 @@ from typing import Any
 from stopkit.adapters._bedrock_rules import GUARDRAIL_ACTIONS
 from stopkit.adapters._reading import Reading
 
-__all__ = ["ACTION", "MASKED_ONLY", "TRACE", "guardrail"]
+__all__ = ["ACTION", "MASKED_ONLY", "TRACE", "converse_guardrail", "guardrail"]
 
 ACTION = "amazon-bedrock-guardrailAction"
 TRACE = "amazon-bedrock-trace"
@@ -60,6 +60,17 @@ def guardrail(reading: Reading, fields: Mapping[str, Any], stop_value: str | Non
             f"{said}, and its trace shows only masking (ANONYMIZED), nothing BLOCKED: still a "
             f"guardrail intervention; the masked answer is in text (details[{MASKED_ONLY!r}])"
         )
+
+
+def converse_guardrail(reading: Reading, fields: Mapping[str, Any]) -> None:
+    """Record a Converse reply's guardrail: its stop value says it intervened, its `trace` how.
+
+    `fields` is the Converse body, or what a framework kept of it beside the stop value
+    (ChatBedrockConverse's `response_metadata` keeps `trace`), so a masked-only guardrail reads
+    the same through both; `reading.raw_reason` is the `stopReason`.
+    """
+    intervened = reading.raw_reason == "guardrail_intervened"
+    guardrail(reading, fields, "stopReason 'guardrail_intervened'" if intervened else None)
 
 
 def _masked_only(trace: Any) -> bool:

@@ -41,6 +41,7 @@ class ChatStream(Accumulator[list[Reading]]):
     tool calls joined, finish_reason and the dialect extras of each choice, usage).
 
     Example:
+        >>> import stopkit
         >>> acc = stopkit.get_adapter("openai.chat").stream()
         >>> acc.feed({"object": "chat.completion.chunk", "choices": [{"index": 0,
         ...     "delta": {"content": "Hi"}, "finish_reason": "stop"}]})

@@ -45,6 +45,7 @@ class CompletionsStream(ChatStream):
     joined, its finish_reason and dialect extras, the usage).
 
     Example:
+        >>> import stopkit
         >>> acc = stopkit.get_adapter("openai.completions").stream()
         >>> acc.feed({"object": "text_completion", "choices": [{"index": 0,
         ...     "text": "Hi", "finish_reason": "stop"}]})

@@ -45,6 +45,7 @@ __all__ = [
     "answers",
     "call_of",
     "id_of",
+    "input_items",
 ]
 
 #: call item type -> the input item type that carries its result back
@@ -65,6 +66,16 @@ _OUTPUT_TYPES = frozenset(OUTPUT_TYPE_OF.values())
 
 # What a computer_call's arguments hold: one action, or a batch, and the safety checks.
 _COMPUTER_FIELDS = ("action", "actions", "pending_safety_checks")
+
+# item or content part type -> the fields the openai SDK's parsing helpers (`responses.parse()`,
+# `responses.stream()`) add to it, which the API rejects as input ("Unknown parameter"):
+# openai/types/responses/parsed_response.py (`ParsedResponseFunctionToolCall.parsed_arguments`,
+# `ParsedResponseOutputText.parsed`, both in the SDK's own `__api_exclude__`); the input types,
+# response_function_tool_call_param.py and response_output_text_param.py, have neither.
+_PARSED_FIELDS: dict[str, tuple[str, ...]] = {
+    "function_call": ("parsed_arguments",),
+    "output_text": ("parsed",),
+}
 
 
 def id_of(fields: Mapping[str, Any], kind: str) -> Any:
@@ -129,6 +140,33 @@ def _approval(fields: Mapping[str, Any]) -> ToolCall:
             "error": call.error or error,
         }
     )
+
+
+def input_items(items: Sequence[Any]) -> list[Any]:
+    """Return output items as the input items that send them back: JSON dicts, as sent.
+
+    Only the fields the SDK's parsing helpers add (see `_PARSED_FIELDS`) are left out, from an
+    item and from a message's content parts; the reply itself is not changed.
+
+    Example:
+        >>> input_items([{"type": "function_call", "call_id": "c1", "name": "f",
+        ...               "arguments": "{}", "parsed_arguments": {}}])
+        [{'type': 'function_call', 'call_id': 'c1', 'name': 'f', 'arguments': '{}'}]
+    """
+    sent = [_unparsed(to_json(item)) for item in items]
+    for item in sent:
+        if isinstance(item, dict) and isinstance(item.get("content"), list):
+            item["content"] = [_unparsed(part) for part in item["content"]]
+    return sent
+
+
+def _unparsed(fields: Any) -> Any:
+    """A copy of one JSON item or part without its parsing helpers' fields (others as given)."""
+    if not isinstance(fields, dict):
+        return fields
+    kind = fields.get("type")
+    added = _PARSED_FIELDS.get(kind, ()) if type(kind) is str else ()  # any type, as sent
+    return {k: v for k, v in fields.items() if k not in added}
 
 
 def answers(items: Sequence[Any], results: Sequence[ToolResult]) -> list[dict[str, Any]]:

@@ -106,6 +106,7 @@ class ResponsesStream(Accumulator[Reading]):
     """Collects one streamed Response into the `Stop` its non-streaming twin gives.
 
     Example:
+        >>> import stopkit
         >>> acc = stopkit.get_adapter("openai.responses").stream()
         >>> for event in events:  # doctest: +SKIP
         ...     acc.feed(event)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from stopkit._json import loads
 from stopkit._stop import Stop, ToolCall, ToolResult
 from stopkit.adapters._base import BaseAdapter
-from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, guardrail
+from stopkit.adapters._bedrock_guardrail import ACTION, TRACE, converse_guardrail
 from stopkit.adapters._bedrock_rules import (
     GUARDRAIL_ACTIONS,
     RULES,
@@ -37,14 +37,13 @@ __all__ = ["BedrockAdapter"]
 #: Top-level reply fields kept in `Stop.details` under their wire names. The two
 #: `amazon-bedrock-*` fields come with Nova replies read through InvokeModel.
 _DETAIL_FIELDS = ("trace", "additionalModelResponseFields", ACTION, TRACE)
-_INTERVENED = "stopReason 'guardrail_intervened'"
 
 
 def _read(reply: Any) -> Reading:
     """Read one Converse reply (the dict boto3 returns, or its JSON body) into its facts.
 
     Example:
-        >>> read({"output": {"message": {"content": [{"text": "Hi"}]}},
+        >>> _read({"output": {"message": {"content": [{"text": "Hi"}]}},
         ...       "stopReason": "end_turn"}).text
         'Hi'
     """
@@ -70,9 +69,7 @@ def _read(reply: Any) -> Reading:
             "additionalModelResponseFieldPaths=['/stop_sequence'])"
         )
     # Converse says in its stop value itself that a guardrail intervened (the table filters).
-    guardrail(
-        reading, fields, _INTERVENED if reading.raw_reason == "guardrail_intervened" else None
-    )
+    converse_guardrail(reading, fields)
     usage = fields.get("usage")
     if usage is not None:
         details["usage"] = usage

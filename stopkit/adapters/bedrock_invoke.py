@@ -60,7 +60,7 @@ def _readings(reply: Any) -> list[Reading]:
     """Read an InvokeModel body into one `Reading` per output (one for Llama's body).
 
     Example:
-        >>> [r.raw_reason for r in readings({"generations": [
+        >>> [r.raw_reason for r in _readings({"generations": [
         ...     {"text": "a", "finish_reason": "COMPLETE"},
         ...     {"text": "b", "finish_reason": "MAX_TOKENS"}]})]
         ['COMPLETE', 'MAX_TOKENS']
@@ -79,7 +79,7 @@ def _read(reply: Any) -> Reading:
     """Read an InvokeModel body's first output into its facts.
 
     Example:
-        >>> read({"results": [{"outputText": "Hi", "completionReason": "FINISH"}]}).text
+        >>> _read({"results": [{"outputText": "Hi", "completionReason": "FINISH"}]}).text
         'Hi'
     """
     return _readings(reply)[0]

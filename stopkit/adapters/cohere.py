@@ -37,7 +37,7 @@ def _read(reply: Any) -> Reading:
     """Read one v2 Chat reply (a JSON dict or the SDK's `V2ChatResponse`) into its facts.
 
     Example:
-        >>> read({"finish_reason": "COMPLETE", "message": {"content": "Hi"}}).text
+        >>> _read({"finish_reason": "COMPLETE", "message": {"content": "Hi"}}).text
         'Hi'
     """
     fields = wire(reply)
@@ -100,7 +100,7 @@ def _build_call(call_id: Any, name: Any, arguments: Any) -> tuple[ToolCall, str 
     read as `{}` (the call stays complete), with a note.
 
     Example:
-        >>> build_call("t1", "now", "null")[0].arguments
+        >>> _build_call("t1", "now", "null")[0].arguments
         {}
     """
     if type(arguments) is str and arguments.strip() == "null":

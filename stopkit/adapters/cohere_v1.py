@@ -48,7 +48,7 @@ def _read(reply: Any) -> Reading:
     """Read one v1 Chat reply (a JSON dict or the SDK's `NonStreamedChatResponse`).
 
     Example:
-        >>> read({"text": "Hi", "finish_reason": "COMPLETE"}).text
+        >>> _read({"text": "Hi", "finish_reason": "COMPLETE"}).text
         'Hi'
     """
     fields = wire(reply)
@@ -86,7 +86,7 @@ def _build_call(position: int, item: Any) -> ToolCall:
     A call that does carry a string id (a proxy's) keeps it.
 
     Example:
-        >>> build_call(1, {"name": "f", "parameters": {"x": 1}}).id
+        >>> _build_call(1, {"name": "f", "parameters": {"x": 1}}).id
         'call_1'
     """
     said = wire(item)

@@ -79,7 +79,7 @@ def _read(reply: Any) -> Reading:
     """Read a reply's first candidate (a reply with none: its prompt feedback) into its facts.
 
     Example:
-        >>> reading = read({"candidates": [{"content": {"parts": [
+        >>> reading = _read({"candidates": [{"content": {"parts": [
         ...     {"functionCall": {"name": "f", "args": {"a": 1}}}]}, "finishReason": "STOP"}]})
         >>> (reading.raw_reason, [call.id for call in reading.calls])
         ('STOP', ['f_0'])
@@ -95,7 +95,7 @@ def _readings(reply: Any) -> list[Reading]:
     """Read every candidate of a reply into its facts, in order (a reply with none: one).
 
     Example:
-        >>> [r.raw_reason for r in readings({"promptFeedback": {"blockReason": "SAFETY"}})]
+        >>> [r.raw_reason for r in _readings({"promptFeedback": {"blockReason": "SAFETY"}})]
         ['SAFETY']
     """
     fields = wire(reply)

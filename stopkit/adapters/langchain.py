@@ -29,8 +29,10 @@ from typing import Any, ClassVar
 
 from stopkit._stop import Stop, StopReason, ToolResult, Usage
 from stopkit.adapters._base import BaseAdapter
+from stopkit.adapters._bedrock_guardrail import converse_guardrail
 from stopkit.adapters._calls import cut, tool_call
 from stopkit.adapters._langchain_rules import (
+    BEDROCK,
     BLOCK_FIELD,
     GOOGLE,
     INTEGRATIONS,
@@ -116,7 +118,7 @@ def _read_message(raw: Any, fields: Mapping[str, Any], metadata: Any) -> Reading
     """Read one AI message's fields (`wire(message)`) with the metadata its stop value is in.
 
     Example:
-        >>> reading = read_message(None, {"content": "Hi"}, {"stop_reason": "end_turn"})
+        >>> reading = _read_message(None, {"content": "Hi"}, {"stop_reason": "end_turn"})
         >>> (reading.raw_reason, reading.field)
         ('end_turn', 'ChatAnthropic stop_reason')
     """
@@ -208,6 +210,8 @@ def _stop_value(reading: Reading, metadata: Mapping[str, Any]) -> None:
     reading.field = found.title
     if found is OPENAI_RESPONSES:
         reading.details["incomplete_details"] = metadata.get("incomplete_details")
+    elif found is BEDROCK:  # its metadata is the Converse body's rest, `trace` included
+        converse_guardrail(reading, metadata)
     elif found.key == "stop_reason":
         sequence = metadata.get("stop_sequence")
         if isinstance(sequence, str):

@@ -46,9 +46,9 @@ def _read(reply: Any) -> Reading:
     """Read one reply or chunk (a JSON dict, or the SDK's `ChatResponse` / `GenerateResponse`).
 
     Example:
-        >>> read({"message": {"content": "Hi"}, "done": True, "done_reason": "stop"}).text
+        >>> _read({"message": {"content": "Hi"}, "done": True, "done_reason": "stop"}).text
         'Hi'
-        >>> read({"response": "Hi", "done": True, "done_reason": "stop"}).text
+        >>> _read({"response": "Hi", "done": True, "done_reason": "stop"}).text
         'Hi'
     """
     fields = wire(reply)
@@ -95,7 +95,7 @@ def _build_call(position: int, item: Any) -> ToolCall:
     """Build the `ToolCall` of one `message.tool_calls` entry; `call_<position>` when no id.
 
     Example:
-        >>> build_call(1, {"function": {"name": "f", "arguments": {}}}).id
+        >>> _build_call(1, {"function": {"name": "f", "arguments": {}}}).id
         'call_1'
     """
     said = wire(item)

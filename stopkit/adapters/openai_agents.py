@@ -29,7 +29,12 @@ from stopkit._stop import Stop, StopReason, ToolCall, ToolResult
 from stopkit.adapters._base import BaseAdapter
 from stopkit.adapters._calls import tool_call
 from stopkit.adapters._framework import class_of
-from stopkit.adapters._openai_responses_calls import CLIENT_CALL_TYPES, answers, call_of
+from stopkit.adapters._openai_responses_calls import (
+    CLIENT_CALL_TYPES,
+    answers,
+    call_of,
+    input_items,
+)
 from stopkit.adapters._reading import Reading, Verdict, identify
 from stopkit.adapters._rules import Rules
 from stopkit.adapters._wire import listed, to_json, wire
@@ -227,7 +232,7 @@ class OpenAIAgentsAdapter(BaseAdapter):
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
         """Return the model response's output items, as Responses input dicts."""
-        return [to_json(item) for item in _output_items(stop)]
+        return input_items(_output_items(stop))
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one Responses answer item per result (`function_call_output`, ...)."""

@@ -61,7 +61,7 @@ def _readings(reply: Any) -> list[Reading]:
     The choices come in `index` order; a reply without choices gives one reading.
 
     Example:
-        >>> [r.text for r in readings({"choices": [
+        >>> [r.text for r in _readings({"choices": [
         ...     {"index": 1, "message": {"content": "B"}, "finish_reason": "stop"},
         ...     {"index": 0, "message": {"content": "A"}, "finish_reason": "stop"}]})]
         ['A', 'B']
@@ -73,7 +73,7 @@ def _read(reply: Any) -> Reading:
     """Read the reply's first choice (the lowest `index`): what `normalize` reports.
 
     Example:
-        >>> read({"choices": [{"message": {"content": "Hi"}, "finish_reason": "stop"}]}).text
+        >>> _read({"choices": [{"message": {"content": "Hi"}, "finish_reason": "stop"}]}).text
         'Hi'
     """
     return _openai_choices.read(reply, _message)

@@ -46,7 +46,7 @@ def _readings(reply: Any) -> list[Reading]:
     """Read a Completions reply (a JSON dict or the SDK's `Completion`): one `Reading` per choice.
 
     Example:
-        >>> [r.text for r in readings({"choices": [
+        >>> [r.text for r in _readings({"choices": [
         ...     {"index": 1, "text": "B", "finish_reason": "stop"},
         ...     {"index": 0, "text": "A", "finish_reason": "length"}]})]
         ['A', 'B']
@@ -58,7 +58,7 @@ def _read(reply: Any) -> Reading:
     """Read the reply's first choice (the lowest `index`): what `normalize` reports.
 
     Example:
-        >>> read({"choices": [{"text": "Hi", "finish_reason": "stop"}]}).text
+        >>> _read({"choices": [{"text": "Hi", "finish_reason": "stop"}]}).text
         'Hi'
     """
     return _openai_choices.read(reply, _text)

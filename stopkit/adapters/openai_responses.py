@@ -25,6 +25,7 @@ from stopkit.adapters._openai_responses_calls import (
     answered_id,
     answers,
     call_of,
+    input_items,
 )
 from stopkit.adapters._openai_responses_rules import (
     ERROR_CODE,
@@ -46,7 +47,7 @@ def _read(reply: Any) -> Reading:
     """Read one Response (a JSON dict or an SDK `Response`) into its facts.
 
     Example:
-        >>> read({"object": "response", "status": "completed", "output": [],
+        >>> _read({"object": "response", "status": "completed", "output": [],
         ...       "usage": {"input_tokens": 5, "output_tokens": 2}}).usage.output_tokens
         2
     """
@@ -88,7 +89,7 @@ def _read_usage(usage: Any) -> Usage | None:
     reasoning tokens; `input_tokens` includes the cached ones.
 
     Example:
-        >>> read_usage({"input_tokens": 5, "output_tokens": 2}).output_tokens
+        >>> _read_usage({"input_tokens": 5, "output_tokens": 2}).output_tokens
         2
     """
     counts = wire(usage)
@@ -108,7 +109,7 @@ def _read_items(reading: Reading, items: list[Any]) -> None:
 
     Example:
         >>> reading = Reading(raw=None)
-        >>> read_items(reading, [{"type": "function_call", "call_id": "c1", "name": "f"}])
+        >>> _read_items(reading, [{"type": "function_call", "call_id": "c1", "name": "f"}])
         >>> reading.calls[0].name
         'f'
     """
@@ -234,8 +235,8 @@ class OpenAIResponsesAdapter(BaseAdapter):
         return ResponsesStream(_read)
 
     def assistant_message(self, stop: Stop) -> list[dict[str, Any]]:
-        """Return the reply's output items as sent, as dicts (reasoning items included)."""
-        return [to_json(item) for item in _output_items(stop)]
+        """Return the output items as sent, as dicts (reasoning included; see `input_items`)."""
+        return input_items(_output_items(stop))
 
     def tool_results(self, stop: Stop, results: Sequence[ToolResult]) -> list[dict[str, Any]]:
         """Return one answer item per result: `function_call_output` or its tool's own kind.

@@ -55,7 +55,7 @@ def _fields_of(obj: Any) -> Mapping[str, Any]:
     """The fields of a reply or chunk: a JSON dict as is, a proto (or its wrapper) as its JSON.
 
     Example:
-        >>> fields_of({"outputs": []})
+        >>> _fields_of({"outputs": []})
         {'outputs': []}
     """
     if type(obj) is dict:
@@ -129,7 +129,7 @@ def _readings(reply: Any) -> list[Reading]:
     """Read a reply into one `Reading` per assistant output (`sample_batch`'s `n`).
 
     Example:
-        >>> readings({"outputs": [{"message": {"content": "Hi"}}]})[0].text
+        >>> _readings({"outputs": [{"message": {"content": "Hi"}}]})[0].text
         'Hi'
     """
     fields = _fields_of(reply)

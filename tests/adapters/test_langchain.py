@@ -32,12 +32,14 @@ from langchain_openai import ChatOpenAI
 import stopkit
 import stopkit.record
 from stopkit import StopReason, ToolResult
+from stopkit.adapters._bedrock_guardrail import MASKED_ONLY
 from stopkit.adapters._langchain_rules import INTEGRATIONS, Integration
 from stopkit.testing import assert_stop
 from tests._payloads import same_stop
 from tests._stream_text import assert_pieces_join, growth, tell_counting
 
 RECORDINGS = Path(__file__).parents[1] / "recordings"
+PAYLOADS = Path(__file__).parents[1] / "payloads"
 ADAPTER = stopkit.get_adapter("langchain")
 CALL = {"name": "get_weather", "args": {"city": "Paris"}, "id": "call_1"}
 
@@ -622,6 +624,70 @@ def test_chat_google_genai_reads_as_the_gemini_reply_does(name: str, suffix: str
     )
     _agrees(stop, _direct(path))
     assert stop.details["integration"] == "google_genai"
+
+
+# --- ChatBedrockConverse, built as langchain-aws builds it --------------------------------------
+# langchain-aws is not a test dependency: its messages are built here as
+# langchain_aws/chat_models/bedrock_converse.py builds them (langchain-aws main, read in its
+# repository): `_parse_response` pops `output` (its content blocks, one text block as a str) and
+# `usage` (to `usage_metadata`) and keeps the rest of the Converse body, `trace` included, as
+# `response_metadata`, to which `_generate` adds `model_provider` and `model_name`;
+# `_parse_stream_event` turns `messageStop` into a chunk whose `response_metadata` is the event,
+# and the `metadata` event (usage popped) into one whose `response_metadata` is the rest of it;
+# `_stream` adds `model_provider` to every chunk.
+PROVIDER = {"model_provider": "bedrock_converse", "model_name": "amazon.nova-lite-v1:0"}
+
+
+def _converse_usage(usage: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.get("inputTokens", 0),
+        "output_tokens": usage.get("outputTokens", 0),
+        "total_tokens": usage.get("totalTokens", 0),
+    }
+
+
+def _converse_message(body: dict[str, Any]) -> AIMessage:
+    body = dict(body)
+    blocks = [{"type": "text", "text": b["text"]} for b in body.pop("output")["message"]["content"]]
+    content: Any = blocks[0]["text"] if len(blocks) == 1 else blocks
+    usage = _converse_usage(body.pop("usage"))
+    return AIMessage(content=content, usage_metadata=usage, response_metadata={**body, **PROVIDER})
+
+
+def _converse_chunks(events: list[dict[str, Any]]) -> list[AIMessageChunk]:
+    provider = {"model_provider": PROVIDER["model_provider"]}  # `_stream` marks every chunk
+    chunks = []
+    for event in events:
+        if "contentBlockDelta" in event:
+            text = [{"type": "text", "text": event["contentBlockDelta"]["delta"]["text"]}]
+            chunks.append(AIMessageChunk(content=text, response_metadata=provider))
+        elif "messageStop" in event:
+            said = {**event["messageStop"], **provider}
+            chunks.append(AIMessageChunk(content="", response_metadata=said))
+        elif "metadata" in event:
+            rest = {**event["metadata"], **provider}
+            usage = _converse_usage(rest.pop("usage"))
+            chunks.append(AIMessageChunk(content="", response_metadata=rest, usage_metadata=usage))
+    return chunks
+
+
+@pytest.mark.parametrize("name", ["guardrail_masked", "guardrail_intervened"])
+@pytest.mark.parametrize("suffix", ["", ".stream"])
+def test_chat_bedrock_converse_reads_a_guardrail_as_the_converse_reply_does(
+    name: str, suffix: str
+) -> None:
+    """A guardrail read through ChatBedrockConverse says what the native read does, masking too."""
+    case = json.loads((PAYLOADS / "bedrock" / f"{name}{suffix}.json").read_text())
+    if suffix:
+        direct = stopkit.normalize_stream(case["events"], adapter="bedrock")
+        ours = stopkit.normalize_stream(_converse_chunks(case["events"]))
+    else:
+        direct = stopkit.normalize(case["reply"], adapter="bedrock")
+        ours = stopkit.normalize(_converse_message(case["reply"]))
+    _agrees(ours, direct)
+    assert (ours.reason, ours.detail) == (StopReason.FILTERED, "guardrail")
+    assert ours.details.get(MASKED_ONLY) == direct.details.get(MASKED_ONLY)
+    assert (MASKED_ONLY in ours.details) is (name == "guardrail_masked")
 
 
 @pytest.mark.parametrize(

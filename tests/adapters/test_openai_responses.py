@@ -7,6 +7,7 @@ import typing
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from openai.types.responses import (
     Response,
@@ -14,14 +15,16 @@ from openai.types.responses import (
     ResponseOutputItem,
     ResponseStatus,
     ResponseStreamEvent,
+    parsed_response,
 )
 from openai.types.responses.response import IncompleteDetails
 from openai.types.responses.response_error import ResponseError
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 import stopkit
+import stopkit.record
 from stopkit import StopReason, ToolResult
-from stopkit.adapters._openai_responses_calls import OUTPUT_TYPE_OF
+from stopkit.adapters._openai_responses_calls import _PARSED_FIELDS, OUTPUT_TYPE_OF
 from stopkit.adapters.openai_responses import (
     CLIENT_CALL_TYPES,
     ERROR_CODE,
@@ -145,6 +148,55 @@ def test_assistant_message_is_the_output_items_as_dicts() -> None:
     from_sdk = ADAPTER.assistant_message(stopkit.normalize(to_sdk(reply)))
     assert from_sdk == reply["output"]
     assert all(type(i) is dict for i in from_sdk)
+
+
+def test_every_field_the_sdks_parsing_helpers_add_is_left_out_of_the_input() -> None:
+    """The fields openai's `Parsed*` output types add over their wire types are never sent back.
+
+    `responses.parse()` and `responses.stream()` build these types (each subclasses its wire
+    type); a field one of them adds (a new SDK release may add one) must be in `_PARSED_FIELDS`,
+    under the item or part type it comes in.
+    """
+    parsed_types = [
+        t
+        for name, t in vars(parsed_response).items()
+        if name.startswith("Parsed") and isinstance(t, type) and issubclass(t, BaseModel)
+    ]
+    added = {t: set(t.model_fields) - set(t.__mro__[1].model_fields) for t in parsed_types}
+    assert {
+        typing.get_args(t.model_fields["type"].annotation)[0]: tuple(sorted(fields))
+        for t, fields in added.items()
+        if fields
+    } == _PARSED_FIELDS
+
+
+def test_a_parsed_replys_output_goes_back_without_the_parsed_fields(tmp_path: Path) -> None:
+    """`responses.parse(text_format=...)`'s reply goes back without the helper's `parsed` fields."""
+    import openai
+
+    reply = {
+        **_reply("completed_text.json"),
+        "output": [
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": '{"city": "Paris"}', "annotations": []}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "get_weather",
+             "arguments": '{"city": "Paris"}', "status": "completed"},
+        ],
+    }
+    (tmp_path / "reply.json").write_text(json.dumps({"reply": reply}))
+    http = httpx2.Client(transport=stopkit.record.ReplayTransport(tmp_path / "reply.json"))
+    client = openai.OpenAI(api_key="sk-test", http_client=http, max_retries=0)
+    parsed = client.responses.parse(model="gpt-4o", input="Weather?", text_format=City)
+    assert parsed.output_parsed == City(city="Paris")  # the SDK did fill `parsed`
+    items = ADAPTER.assistant_message(stopkit.normalize(parsed))
+    assert items == reply["output"]
+    _validate_inputs(items)
+
+
+class City(BaseModel):
+    """The structured output of the parsed reply."""
+
+    city: str
 
 
 def _validate_inputs(items: list[dict[str, Any]]) -> None:

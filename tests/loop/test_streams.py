@@ -102,17 +102,46 @@ async def test_arun_loop_reads_the_sdks_own_async_stream(folder: str) -> None:
     check(folder, outcome, events)
 
 
+# The recordings' tool, strict: the openai helpers parse its calls' arguments (`parsed_arguments`).
+WEATHER_TOOL = {
+    "name": "get_weather",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+    "strict": True,
+}
+
 # folder -> the SDK's stream helper: a manager whose `with` gives the helper stream.
 HELPERS = {
     "anthropic": lambda c, m: c.messages.stream(model="m", max_tokens=256, messages=m),
-    "openai_chat": lambda c, m: c.chat.completions.stream(model="gpt-4o", messages=m),
+    "openai_chat": lambda c, m: c.chat.completions.stream(
+        model="gpt-4o", messages=m, tools=[{"type": "function", "function": WEATHER_TOOL}]
+    ),
+    "openai_responses": lambda c, m: c.responses.stream(
+        model="gpt-4o", input=m, tools=[{"type": "function", **WEATHER_TOOL}]
+    ),
+}
+
+# folder -> the helper stream's final reply (anthropic `ParsedMessage`, openai
+# `ParsedChatCompletion` / `ParsedResponse`), and where it keeps the parsed arguments (None:
+# anthropic's tool input is already an object, and its `parsed_output` is `exclude=True`).
+FINAL = {
+    "anthropic": (lambda s: s.get_final_message(), None),
+    "openai_chat": (
+        lambda s: s.get_final_completion(),
+        lambda r: r.choices[0].message.tool_calls[0].function.parsed_arguments,
+    ),
+    "openai_responses": (lambda s: s.get_final_response(), lambda r: r.output[0].parsed_arguments),
 }
 
 
 @pytest.mark.parametrize("is_async", [False, True], ids=["run_loop", "arun_loop"])
 @pytest.mark.parametrize("folder", list(HELPERS))
 def test_the_sdks_stream_helpers_are_entered_and_read(folder: str, is_async: bool) -> None:
-    """The helpers `messages.stream()` (anthropic), `chat.completions.stream()` (openai) work.
+    """The helpers `messages.stream()`, `chat.completions.stream()`, `responses.stream()` work.
 
     Each is a context manager whose helper stream yields derived events beside the wire ones
     (openai's chat helper wraps each chunk in a `ChunkEvent`): the loop reads the wire events.
@@ -130,6 +159,26 @@ def test_the_sdks_stream_helpers_are_entered_and_read(folder: str, is_async: boo
     else:
         outcome = stopkit.run_loop(call_model, "Weather in Paris?", **settings)
     check(folder, outcome, events)
+
+
+@pytest.mark.parametrize("folder", list(HELPERS))
+def test_a_helpers_final_reply_goes_back_with_request_fields_only(folder: str) -> None:
+    """The turn rebuilt from a helper's final (parsed) reply validates as the SDK's request type.
+
+    The openai helpers add `parsed_arguments` to each function call, a field the API does not
+    accept back (it answers 400 "Unknown parameter").
+    """
+    transport = stopkit.record.ReplayTransport([recorded(folder, TURNS[folder][0])])
+    client = sdk.client(folder, transport)
+    final_of, parsed_of = FINAL[folder]
+    with HELPERS[folder](client, sdk.MESSAGES) as stream:
+        final = final_of(stream)
+    if parsed_of is not None:
+        assert parsed_of(final) == {"city": "Paris"}  # the helper did parse the call
+    adapter = stopkit.get_adapter(sdk.ADAPTER[folder])
+    turn = adapter.assistant_message(stopkit.normalize(final, adapter=adapter))
+    assert turn
+    assert_valid_transcript(adapter.name, [*sdk.MESSAGES, *turn])
 
 
 # --- iterables of events -------------------------------------------------------------------------
