@@ -7,11 +7,12 @@ Newline-delimited JSON (Ollama) and a JSON list of events are read too.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
+from stopkit._forms import StreamForm, events_of, stream_form
 from stopkit._json import JSONDecodeFailed, loads
 from stopkit._json_out import escape_surrogates
 from stopkit._registry import get_adapter, registered_adapters
@@ -137,6 +138,29 @@ def _accumulator(events: Any, first_event: Any, adapter: str | Adapter | None) -
 _NO_EVENT: Any = object()
 
 
+def _named(adapter: str | Adapter | None, form: StreamForm | None) -> str | Adapter | None:
+    """The adapter asked for, else the one a client's stream form names (None: detect it)."""
+    return adapter if adapter is not None or form is None else form.adapter
+
+
+def _wire_events(stream: Any, form: StreamForm) -> Iterator[Any]:
+    """The wire events of a client's stream form: unpacked, a helper's derived events skipped."""
+    for event in events_of(stream, form):
+        if form.wire is None:
+            yield event
+        elif (unpacked := form.wire(event)) is not None:
+            yield unpacked
+
+
+async def _awire_events(stream: Any, form: StreamForm) -> AsyncIterator[Any]:
+    """`_wire_events` of an async stream."""
+    async for event in events_of(stream, form):
+        if form.wire is None:
+            yield event
+        elif (unpacked := form.wire(event)) is not None:
+            yield unpacked
+
+
 def _events(events: Any) -> Iterator[Any]:
     """Iterate a stream given as events or as its raw body; anything else is not a stream."""
     if isinstance(events, str | bytes | bytearray | memoryview):
@@ -156,16 +180,21 @@ def normalize_stream(
 ) -> Stop:
     """Return the `Stop` of a streamed reply: the same `Stop` its non-streaming twin gives.
 
-    `events` is an iterable of SDK event objects or parsed JSON `data:` objects, or the raw
-    stream body (SSE text, newline-delimited JSON, or a JSON list of events). A stream that
-    ends before its terminal event is `UNKNOWN` with `detail="stream_incomplete"`.
+    `events` is an iterable of SDK event objects or parsed JSON `data:` objects, a client's
+    own stream as the loop takes it (an SDK helper's stream such as openai's
+    `chat.completions.stream()`, boto3's `converse_stream` response, a mistralai
+    `EventStream`: `stopkit/_forms.py`), or the raw stream body (SSE text, newline-delimited
+    JSON, or a JSON list of events). A stream that ends before its terminal event is `UNKNOWN`
+    with `detail="stream_incomplete"`.
 
     Example:
         >>> stopkit.normalize_stream(open("reply.sse", "rb").read()).reason  # doctest: +SKIP
         <StopReason.COMPLETED: 'completed'>
     """
+    form = stream_form(events)  # a client's own stream form (a helper's, boto3's dict, ...)
+    adapter = _named(adapter, form)
     accumulator: StreamAccumulator | None = None
-    for event in _events(events):
+    for event in _events(events) if form is None else _wire_events(events, form):
         if accumulator is None:
             accumulator = _accumulator(events, event, adapter)
         accumulator.feed(event)
@@ -183,6 +212,10 @@ async def anormalize_stream(
         >>> stop = await stopkit.anormalize_stream(await client.chat.completions.create(
         ...     ..., stream=True))  # doctest: +SKIP
     """
+    form = stream_form(events)
+    adapter = _named(adapter, form)
+    if form is not None:
+        events = _awire_events(events, form)
     if not isinstance(events, AsyncIterable):
         raise UnsupportedReply(events, [], "not an async iterable of stream events")
     accumulator: StreamAccumulator | None = None

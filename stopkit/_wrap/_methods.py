@@ -4,7 +4,7 @@ Each key is a method's dotted path on the client (`"chat.complete"`), each value
 adapter that reads what it returns (`"openai.chat"`, or one registered with
 `stopkit.register_adapter`). A method is watched as a built-in route is: awaited when it is a
 coroutine function, a stream when called with `stream=True` or when it returns one of the
-forms `stopkit.adapters._forms` lists. The paths are checked when the client is wrapped, so
+forms `stopkit._forms` lists. The paths are checked when the client is wrapped, so
 that a typo fails at once, naming the path.
 """
 

@@ -14,11 +14,11 @@ import inspect
 import time
 from typing import Any
 
+from stopkit._forms import events_of, stream_form
 from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, finish_reason_stops, stops_of
 from stopkit._wrap._streams import Watch, stream_proxy
-from stopkit.adapters._forms import events_of, stream_form
 
 __all__ = ["ResponseManagerProxy", "ResponseProxy", "watch_result"]
 
@@ -35,7 +35,7 @@ def watch_result(
 ) -> Any:
     """Return what a watched call returns: a reply (reported), or an SDK stream, watched.
 
-    A stream is one asked for (`streaming`) or one of the forms `stopkit.adapters._forms` lists; a
+    A stream is one asked for (`streaming`) or one of the forms `stopkit._forms` lists; a
     boto3 response dict is returned itself, its stream watched in place. `call`: the call's
     telemetry observer, when the result comes after the call returned; `awaited`: the call
     was awaited (its stream is an async one); `detect`: the reply's adapter is the one that

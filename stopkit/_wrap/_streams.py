@@ -18,13 +18,13 @@ from typing import Any
 
 from stopkit._adapter import StreamAccumulator
 from stopkit._errors import UnsupportedReply
+from stopkit._forms import Extract, stream_form
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop
 from stopkit._stream import detect_stream
 from stopkit._wrap._observe import CURRENT, CallObserver
 from stopkit._wrap._proxy import Passthrough
 from stopkit._wrap._report import Settings, caller_closed, finish_reason_stops
-from stopkit.adapters._forms import Extract, stream_form
 
 __all__ = [
     "AnthropicHelperStream",

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit._json import JSONDecodeFailed, loads
+from stopkit._forms import decoded_chunk
 from stopkit.adapters._accumulator import Accumulator
 from stopkit.adapters._bedrock_guardrail import ACTION, MASKED_ONLY, TRACE
 from stopkit.adapters._bedrock_invoke_rules import (
@@ -39,7 +39,7 @@ from stopkit.adapters._reading import Reading
 from stopkit.adapters._strictness import stricter
 from stopkit.adapters._wire import listed, wire
 
-__all__ = ["METRICS", "BedrockInvokeStream", "chunk_family", "decoded_chunk"]
+__all__ = ["METRICS", "BedrockInvokeStream", "chunk_family"]
 
 METRICS = "amazon-bedrock-invocationMetrics"
 
@@ -92,24 +92,6 @@ def chunk_family(event: Mapping[str, Any]) -> Family | None:
     """Return the family whose stream chunk `event` is (decoding boto3's `chunk.bytes`), or None."""
     chunks = _chunks_of(decoded_chunk(event) or {})
     return None if chunks is None else chunks.family
-
-
-def decoded_chunk(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """boto3's `{"chunk": {"bytes": b"..."}}` as the object its bytes hold; other events as is.
-
-    None when the bytes are not a JSON object.
-    """
-    chunk = event.get("chunk")
-    if chunk is None or len(event) != 1:
-        return event
-    data = wire(chunk).get("bytes")
-    if not isinstance(data, str | bytes | bytearray):
-        return None
-    try:
-        body = loads(data)
-    except JSONDecodeFailed:
-        return None
-    return body if type(body) is dict else None
 
 
 class _Output:

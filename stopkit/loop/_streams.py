@@ -2,7 +2,7 @@
 
 A `call_model` may return an SDK stream object (`stream=True`; the helpers' stream managers,
 `messages.stream()`, `chat.completions.stream()`, `responses.stream()`, too), a generator or any
-iterable of events, or (in `arun_loop`) an async one; and any form `stopkit.adapters._forms`
+iterable of events, or (in `arun_loop`) an async one; and any form `stopkit._forms`
 lists (a boto3 `converse_stream` response, a mistralai `EventStream`, ...), read as
 `stopkit.wrap` reads them. The loop feeds every wire event to the adapter's accumulator
 (`adapter.stream()`; while no adapter is known, that of the form, else of the adapter whose
@@ -29,11 +29,11 @@ from typing import Any
 
 from stopkit._adapter import Adapter, StreamAccumulator
 from stopkit._errors import UnsupportedReply
+from stopkit._forms import StreamForm, events_of, stream_form
 from stopkit._normalize import _decode, detect, reply_of
 from stopkit._registry import get_adapter
 from stopkit._stop import Stop
 from stopkit._stream import detect_stream
-from stopkit.adapters._forms import StreamForm, events_of, stream_form
 
 __all__ = [
     "Streamed",

@@ -40,18 +40,22 @@ def loopback() -> Iterator[Loopback]:
         yield http
 
 
-@pytest.mark.parametrize("form", READ, ids=lambda f: f.id)
-def test_the_loop_reads_what_the_client_returned(loopback: Loopback, form: Form) -> None:
-    """A completed reply (or stream) of each form ends the run `completed`, with its text."""
+def _completed(loopback: Loopback, form: Form) -> stopkit.Stop:
+    """Queue the form's completed reply (or stream) on the server; return its recorded `Stop`."""
     reply, stream = form.cases["completed"]
     path = stream if form.stream else reply
     assert path is not None
     loopback.queue[:] = [_payload(form, path)]
-    expected = load_payload(path).stop()
-    family = BY_NAME[form.family]
+    return load_payload(path).stop()
+
+
+@pytest.mark.parametrize("form", READ, ids=lambda f: f.id)
+def test_the_loop_reads_what_the_client_returned(loopback: Loopback, form: Form) -> None:
+    """A completed reply (or stream) of each form ends the run `completed`, with its text."""
+    expected = _completed(loopback, form)
 
     async def run() -> stopkit.Outcome:
-        client = family.make(loopback.url, form.is_async)
+        client = BY_NAME[form.family].make(loopback.url, form.is_async)
         if form.is_async:
 
             async def acall(messages: list[Any], **overrides: Any) -> Any:
@@ -65,6 +69,30 @@ def test_the_loop_reads_what_the_client_returned(loopback: Loopback, form: Form)
     assert (outcome.termination, outcome.stop.detail) == (Termination.COMPLETED, None)
     assert outcome.text == expected.text
     assert outcome.stop.provider == (form.adapter or expected.provider)
+    assert loopback.queue == []
+
+
+STREAMS = [form for form in READ if form.stream]
+
+
+@pytest.mark.parametrize("form", STREAMS, ids=lambda f: f.id)
+def test_normalize_stream_reads_what_the_loop_reads(loopback: Loopback, form: Form) -> None:
+    """The stream a client returned, given to `normalize_stream`, is read as the loop reads it.
+
+    One list of stream forms (`stopkit/_forms.py`): boto3's `converse_stream` dict, mistralai's
+    `EventStream`, ... are unpacked to their wire events by all three readers.
+    """
+    expected = _completed(loopback, form)
+
+    async def read() -> stopkit.Stop:
+        client = BY_NAME[form.family].make(loopback.url, form.is_async)
+        if form.is_async:
+            return await stopkit.anormalize_stream(await settle(form.call(client, loopback.url)))
+        return stopkit.normalize_stream(form.call(client, loopback.url))
+
+    stop = asyncio.run(read())
+    assert (stop.reason, stop.detail, stop.text) == (expected.reason, None, expected.text)
+    assert stop.provider == (form.adapter or expected.provider)
     assert loopback.queue == []
 
 

@@ -161,6 +161,36 @@ def test_the_sdks_stream_helpers_are_entered_and_read(folder: str, is_async: boo
     check(folder, outcome, events)
 
 
+def _fields(stop: stopkit.Stop) -> dict[str, Any]:
+    return stop.model_dump(mode="json", exclude={"raw"})
+
+
+@pytest.mark.parametrize("is_async", [False, True], ids=["normalize_stream", "anormalize_stream"])
+@pytest.mark.parametrize("folder", list(HELPERS))
+def test_normalize_stream_reads_a_helper_stream_as_the_loop_does(
+    folder: str, is_async: bool
+) -> None:
+    """`normalize_stream` given a helper's stream reads its wire events: the recording's `Stop`.
+
+    The loop, `wrap` and `normalize_stream` read one list of stream forms (`stopkit/_forms.py`).
+    """
+    name = TURNS[folder][0]
+    transport = stopkit.record.ReplayTransport([recorded(folder, name)])
+    client = sdk.client(folder, transport, is_async=is_async)
+
+    async def read_async() -> stopkit.Stop:
+        async with HELPERS[folder](client, sdk.MESSAGES) as stream:
+            return await stopkit.anormalize_stream(stream)
+
+    if is_async:
+        stop = asyncio.run(read_async())
+    else:
+        with HELPERS[folder](client, sdk.MESSAGES) as stream:
+            stop = stopkit.normalize_stream(stream)
+    assert _fields(stop) == _fields(stop_of(folder, name))
+    assert stop.reason is stopkit.StopReason.TOOL_REQUEST
+
+
 @pytest.mark.parametrize("folder", list(HELPERS))
 def test_a_helpers_final_reply_goes_back_with_request_fields_only(folder: str) -> None:
     """The turn rebuilt from a helper's final (parsed) reply validates as the SDK's request type.

@@ -1,29 +1,30 @@
-"""What provider clients return, in one list read the same by the loop and by `stopkit.wrap`.
+"""What provider clients return: one list, read the same by the loop, `wrap`, `normalize_stream`.
 
 Most SDK streams are iterables of the very events their adapter reads (openai's and anthropic's
 `Stream`, google-genai's generator, ollama's, cohere's and huggingface_hub's iterators,
 LiteLLM's `CustomStreamWrapper`, xai_sdk's `(Response, Chunk)` pairs). The forms below are the
 others: a stream whose events must be unpacked to the wire event the adapter reads (`wire`), or
 whose events sit in the dict the call returned (`key`: boto3). `stream_form(value)` finds the
-form of what `call_model` or a watched method returned; the loop reads its events, `wrap`
-watches them (and, for boto3, puts the watched stream back under the same key).
+form of what `call_model`, a watched method or `normalize_stream`'s caller holds; the loop and
+`normalize_stream` read its events, `wrap` watches them (and, for boto3, puts the watched
+stream back under the same key).
 
 (The one reply form, boto3's `invoke_model` response, is `stopkit._normalize.reply_of`'s.)
 
-Classes are recognized by their module and name (in the MRO): no SDK is imported. It lives
-with the adapters, below the loop and `wrap` that read it, since knowing what an SDK's objects
-look like is the adapters' part.
+Classes are recognized by their module and name (in the MRO): no SDK is imported. It lives in
+the core, below the three readers (`normalize_stream` is the core's), and needs nothing of the
+adapters: the one event it decodes, boto3's InvokeModel chunk, is JSON in bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from stopkit.adapters._bedrock_invoke_stream import decoded_chunk
+from stopkit._json import JSONDecodeFailed, loads
 
-__all__ = ["STREAM_FORMS", "StreamForm", "events_of", "stream_form"]
+__all__ = ["STREAM_FORMS", "StreamForm", "decoded_chunk", "events_of", "stream_form"]
 
 Extract = Callable[[Any], Any]
 """From an event a stream yields, the wire event to feed (None: a derived event, skipped)."""
@@ -65,6 +66,24 @@ def mistral_chunk(event: Any) -> Any:
     Source: mistralai/client/models/completionevent.py (`CompletionEvent.data`).
     """
     return getattr(event, "data", None)
+
+
+def decoded_chunk(event: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """boto3's `{"chunk": {"bytes": b"..."}}` as the object its bytes hold; other events as is.
+
+    None when the bytes are not a JSON object.
+    """
+    chunk = event.get("chunk")
+    if chunk is None or len(event) != 1:
+        return event
+    data = chunk.get("bytes") if isinstance(chunk, Mapping) else None
+    if not isinstance(data, str | bytes | bytearray):
+        return None
+    try:
+        body = loads(data)
+    except JSONDecodeFailed:
+        return None
+    return body if type(body) is dict else None
 
 
 def bedrock_chunk(event: Any) -> Any:
