@@ -3,7 +3,8 @@
 Cassettes keep a response's bytes as the server sent them, so a body may still be compressed
 (`content-encoding: gzip`, `deflate`, `br`): it is decompressed here, never past `limit` bytes
 (a small gzip can hold gigabytes), and a body cut short is an error. The decoded body is read
-by its media type: JSON, a server-sent-event stream, newline-delimited JSON (Ollama), or text.
+by its media type: JSON, a server-sent-event stream, newline-delimited JSON (Ollama), AWS
+event-stream frames (Bedrock), or text.
 
 Brotli needs the `brotli` package (the `stopkit[cassettes]` extra); gzip and deflate are the
 standard library's `zlib`.
@@ -18,6 +19,8 @@ from typing import Any
 from stopkit._errors import UnsupportedReply
 from stopkit._json import JSONDecodeFailed, loads
 from stopkit._stream import iter_events
+from stopkit.record._eventstream import CONTENT_TYPE as EVENT_STREAM
+from stopkit.record._eventstream import decode as decode_frames
 
 __all__ = ["decode_body", "decompress", "media_type", "undo_encodings"]
 
@@ -136,10 +139,11 @@ def decode_body(content: bytes, media: str | None, *, strict: bool) -> tuple[Any
     """Read a decoded body by its media type (by how it starts when none is said).
 
     Returns `(reply, events)`: JSON is the reply (a JSON list is a stream's events, as Gemini's
-    unframed stream sends them); `text/event-stream` and newline-delimited JSON are a stream's
-    events; anything else is the reply as text (None for bytes that are not UTF-8). With
-    `strict` (a successful response), a body that says it is JSON or a stream and is not one
-    raises `ValueError`; otherwise it is kept as text.
+    unframed stream sends them); `text/event-stream`, newline-delimited JSON and AWS
+    event-stream frames (Bedrock's streams, `_eventstream`) are a stream's events; anything
+    else is the reply as text (None for bytes that are not UTF-8). With `strict` (a
+    successful response), a body that says it is JSON or a stream and is not one raises
+    `ValueError`; otherwise it is kept as text.
     """
     head = content.removeprefix(b"\xef\xbb\xbf").lstrip()[:8]
     if not head:  # no body (a 204, a HEAD): nothing to read, whatever its type says
@@ -150,6 +154,8 @@ def decode_body(content: bytes, media: str | None, *, strict: bool) -> tuple[Any
         looks_json = media == "application/json" or media.endswith("+json")
         stream = media == "text/event-stream" or media in _STREAM_TYPES
     try:
+        if media == EVENT_STREAM:  # Bedrock's binary frames (boto3's streams)
+            return None, decode_frames(content)[0]
         if looks_json:
             try:
                 value = loads(content)

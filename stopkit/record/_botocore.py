@@ -185,8 +185,11 @@ class BotocoreRecorder(_Hook):
             "content_type": content_type,
             "headers": redact_headers(response.headers, secrets, response=True),
         }
-        if content_type.startswith(CONTENT_TYPE):
-            events, kinds = decode(data)
+        try:
+            events, kinds = decode(data) if content_type.startswith(CONTENT_TYPE) else (None, [])
+        except ValueError:  # no frames after all: kept as the body it is (the SDK reads its own)
+            events = None
+        if events is not None:
             meta.update(events=[redact_value(e, secrets) for e in events], aws_event_types=kinds)
         else:
             meta["body"] = redact_value(json_or_text(data), secrets)

@@ -82,32 +82,53 @@ def encode(events: Sequence[Any], types: Sequence[Any] | None) -> list[bytes]:
 
 
 def decode(data: bytes) -> tuple[list[Any], list[str]]:
-    """Return the events of a body of frames, and each one's event type (see the module)."""
+    """Return the events of a body of frames, and each one's event type (see the module).
+
+    A body cut inside its last frame gives the events before it (the stream then lacks its
+    end, as a cut stream does). Raises `ValueError` when the body is not event-stream frames
+    (a prelude whose CRC32 does not match, a header running past its frame).
+    """
     events: list[Any] = []
     kinds: list[str] = []
     at = 0
     while at + _PRELUDE <= len(data):
         total, head_length = struct.unpack(">II", data[at : at + 8])
+        if data[at + 8 : at + _PRELUDE] != _crc(data[at : at + 8]) or total < _PRELUDE + 4:
+            raise ValueError(f"no AWS event-stream frame at byte {at}")
+        if at + total > len(data):  # cut inside this frame
+            break
         frame = data[at : at + total]
         at += total
-        headers, cursor = {}, _PRELUDE
-        while cursor < _PRELUDE + head_length:  # name length, name, value type, value
-            size = frame[cursor]
-            name = frame[cursor + 1 : cursor + 1 + size].decode()
-            value_type, cursor = frame[cursor + 1 + size], cursor + size + 2
-            if value_type in _FIXED:  # a boolean, a number, a timestamp, a UUID: not read here
-                cursor += _FIXED[value_type]
-                continue
-            (length,) = struct.unpack(">H", frame[cursor : cursor + 2])
-            value = frame[cursor + 2 : cursor + 2 + length]
-            if value_type == _STRING:
-                headers[name] = value.decode()
-            cursor += 2 + length
+        try:
+            headers = _headers(frame, head_length)
+        except (IndexError, struct.error, UnicodeDecodeError):
+            raise ValueError(f"the headers of the frame ending at byte {at} are damaged") from None
         payload = json_or_text(frame[_PRELUDE + head_length : -4])
         kind = headers.get(":exception-type") or headers.get(":event-type") or "event"
         if kind == "chunk" and type(payload) is dict and isinstance(payload.get("bytes"), str):
-            events.append(json_or_text(base64.b64decode(payload["bytes"])))
+            try:
+                events.append(json_or_text(base64.b64decode(payload["bytes"])))
+            except binascii.Error:
+                raise ValueError(f"the chunk ending at byte {at} is not base64") from None
         else:
             events.append({kind: payload})
         kinds.append(kind)
     return events, kinds
+
+
+def _headers(frame: bytes, head_length: int) -> dict[str, str]:
+    """A frame's string headers (name length, name, value type, value; others skipped)."""
+    headers, cursor = {}, _PRELUDE
+    while cursor < _PRELUDE + head_length:
+        size = frame[cursor]
+        name = frame[cursor + 1 : cursor + 1 + size].decode()
+        value_type, cursor = frame[cursor + 1 + size], cursor + size + 2
+        if value_type in _FIXED:  # a boolean, a number, a timestamp, a UUID: not read here
+            cursor += _FIXED[value_type]
+            continue
+        (length,) = struct.unpack(">H", frame[cursor : cursor + 2])
+        value = frame[cursor + 2 : cursor + 2 + length]
+        if value_type == _STRING:
+            headers[name] = value.decode()
+        cursor += 2 + length
+    return headers

@@ -39,6 +39,9 @@ def _cassette(body: Any, *, status: int = 200, headers: dict[str, list[str]] | N
     return yaml.dump({"interactions": [{"request": request, "response": response}], "version": 1})
 
 
+EVENT_STREAM = "application/vnd.amazon.eventstream"
+
+
 def _write(tmp_path: Path, name: str, content: str | bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(content.encode() if isinstance(content, str) else content)
@@ -90,6 +93,11 @@ BAD: list[tuple[str, str | bytes, str]] = [
         "no-status.yaml",
         _cassette("{}").replace("code: 200", "code: OK"),
         "#0: its response has no status code",
+    ),
+    (
+        "frames.yaml",
+        _cassette(b"\x00\x00\x00\x20" * 8, headers={"content-type": [EVENT_STREAM]}),
+        "#0: its body is not valid application/vnd.amazon.eventstream: no AWS event-stream frame",
     ),
     ("cut.yaml.gz", gzip.compress(_cassette("{}").encode())[:-10], "its gzip data is cut short"),
     ("huge.yaml", _cassette(" " * 1_000_001), "over the size limit (1000000 bytes)"),
@@ -228,3 +236,18 @@ def test_a_few_aliases_are_read(tmp_path: Path) -> None:
     assert "&id001" in text
     exchanges = read_cassette(_write(tmp_path, "twice.yaml", text))
     assert [p.reply for p in exchanges] == [REPLY, REPLY]
+
+
+def test_an_event_stream_cut_inside_a_frame_reads_as_a_cut_stream(tmp_path: Path) -> None:
+    """Frames cut short (a dropped connection, recorded) give the events before the cut."""
+    from stopkit.record._eventstream import encode
+
+    events = [{"messageStart": {"role": "assistant"}},
+              {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": "Par"}}},
+              {"messageStop": {"stopReason": "end_turn"}}]  # fmt: skip
+    body = b"".join(encode(events, None))[:-10]
+    path = _write(tmp_path, "cut.yaml", _cassette(body, headers={"content-type": [EVENT_STREAM]}))
+    (exchange,) = read_cassette(path)
+    assert exchange.events == events[:2]
+    stop = exchange.stop()
+    assert (stop.reason.value, stop.detail, stop.text) == ("unknown", "stream_incomplete", "Par")

@@ -146,6 +146,47 @@ def test_an_ollama_ndjson_stream_is_read_as_a_stream(tmp_path: Path) -> None:
     assert _fields(exchange.stop()) == _fields(_direct(source))
 
 
+# boto3's two Bedrock streams, each answered by a recording: ConverseStream's events, and
+# InvokeModelWithResponseStream's `chunk` frames holding Claude's and Titan's own events.
+BEDROCK_STREAMS = [
+    ("converse_stream", "bedrock/max_tokens_tool_use.stream.json"),
+    ("converse_stream", "bedrock/guardrail_masked.stream.json"),
+    ("invoke_model_with_response_stream", "bedrock_invoke/titan_length.stream.json"),
+    ("invoke_model_with_response_stream", "bedrock_invoke/llama_cut.stream.json"),
+]
+
+
+@pytest.mark.parametrize(("method", "name"), BEDROCK_STREAMS, ids=[n for _, n in BEDROCK_STREAMS])
+def test_a_boto3_bedrock_stream_is_read_from_its_event_stream_frames(
+    method: str, name: str, tmp_path: Path
+) -> None:
+    """A boto3 stream that vcrpy kept as binary AWS event-stream frames is read as that stream.
+
+    boto3 records through vcrpy as any urllib3 client does; the body is `!!binary` YAML.
+    """
+    import boto3
+    import vcr
+
+    from stopkit.record._eventstream import CONTENT_TYPE, encode
+
+    source = load_payload(Path(__file__).parent.parent / "payloads" / name)
+    assert source.events is not None
+    with tape.serving() as server:
+        server.raw(encode(source.events, None), CONTENT_TYPE)
+        with vcr.VCR(record_mode="all").use_cassette(str(tmp_path / "bedrock.yaml")):
+            client = boto3.client("bedrock-runtime", endpoint_url=server.url,
+                                  region_name="us-east-1", aws_access_key_id="AKIATEST",
+                                  aws_secret_access_key="secret")  # fmt: skip
+            if method == "converse_stream":
+                stream = client.converse_stream(modelId="m", messages=[])["stream"]
+            else:
+                stream = client.invoke_model_with_response_stream(modelId="m", body=b"{}")["body"]
+            assert list(stream)  # the SDK read its events
+    (exchange,) = read_cassette(tmp_path / "bedrock.yaml")
+    assert exchange.is_stream
+    assert _fields(exchange.stop()) == _fields(_direct(source))
+
+
 _PYTEST_RECORDING_TEST = """
 import os
 
