@@ -210,9 +210,16 @@ class _Attributes(Mapping[str, Any]):
 
 
 def either(fields: Mapping[str, Any], camel: str, snake: str) -> Any:
-    """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies)."""
-    value = fields.get(camel)
-    return fields.get(snake) if value is None else value
+    """Read a field spelled `camel` (REST JSON) or `snake` (SDK objects, some REST bodies).
+
+    A JSON body may hold either spelling (or `camel` as null beside `snake`); an SDK model that
+    declares `camel` (google-genai's camelCase aliases of its snake_case fields) holds both
+    spellings in that one field, so what it holds, None too, is the answer.
+    """
+    value = fields.get(camel, _UNSEEN)
+    if value is _UNSEEN or (value is None and isinstance(fields, dict)):
+        return fields.get(snake)
+    return value
 
 
 def not_an_object(value: Any, name: str) -> str | None:
