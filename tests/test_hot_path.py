@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from stopkit.adapters._calls import parse_arguments
-from stopkit.adapters._wire import wire
+from stopkit.adapters._wire import either, wire
 
 
 class Loose(BaseModel):
@@ -128,6 +128,24 @@ def test_wire_same_class_different_extras() -> None:
     assert wire(Loose()).get("extra_field", "d") == "d"
     assert wire(Loose(extra_field=3)).get("extra_field", "d") == 3
     assert wire(Loose()).get("extra_field", "d") == "d"
+
+
+@pytest.mark.parametrize(
+    ("fields", "want"),
+    [
+        ({"finishReason": "STOP"}, "STOP"),
+        ({"finish_reason": "STOP"}, "STOP"),
+        ({"finishReason": None, "finish_reason": "STOP"}, "STOP"),
+        ({}, None),
+        (Aliased(finishReason="STOP"), "STOP"),
+        (Aliased(), None),
+        (Loose(finish_reason="STOP"), "STOP"),
+    ],
+    ids=["camel", "snake", "camel-null", "neither", "model", "model-none", "extra-snake"],
+)
+def test_either_reads_the_spelling_the_reply_holds(fields: Any, want: Any) -> None:
+    """A JSON body's snake_case spelling is read where camelCase is missing or null; a model too."""
+    assert either(wire(fields), "finishReason", "finish_reason") == want
 
 
 @pytest.mark.parametrize("obj", [None, "text", 3, 2.5, True, [1], (1,)])
