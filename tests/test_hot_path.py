@@ -1,8 +1,9 @@
 """The one path of reading a reply gives exactly the answers of the plain code it stands for.
 
-`wire()` reads a pydantic model's declared fields by attribute and its extras from
-`model_extra`, never missing a `getattr`; `parse_arguments()` decodes with `stopkit._json`
-(pydantic-core, then `json.loads` where pydantic-core refuses). Each is checked against the
+`wire()` reads a pydantic model's declared fields by attribute (by their own names or their
+aliases, the wire names) and its extras from `model_extra`, never missing a `getattr`;
+`parse_arguments()` decodes with `stopkit._json` (pydantic-core, then `json.loads` where
+pydantic-core refuses). Each is checked against the
 plain version: `getattr`, `json.loads`.
 """
 
@@ -15,9 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, PrivateAttr
+from pydantic.alias_generators import to_camel
 
 from stopkit.adapters._calls import parse_arguments
-from stopkit.adapters._wire import wire
+from stopkit.adapters._wire import either, wire
 
 
 class Loose(BaseModel):
@@ -41,6 +43,15 @@ class Strict(BaseModel):
     kind: str = "chunk"
 
 
+class Aliased(BaseModel):
+    """As google-genai declares its models: snake_case fields, camelCase aliases (the wire's)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    finish_reason: str | None = None
+    kind: str = "candidate"
+
+
 class Custom(BaseModel):
     kind: str = "x"
 
@@ -51,6 +62,8 @@ class Custom(BaseModel):
 NAMES = (
     "kind",
     "content",
+    "finish_reason",
+    "finishReason",
     "summary",
     "_secret",
     "extra_field",
@@ -68,8 +81,12 @@ def _plain_field(obj: BaseModel, name: str, default: Any) -> Any:
     """
     if isinstance(obj, Custom):
         return getattr(obj, name, default)
-    if name in type(obj).model_fields:
+    fields = type(obj).model_fields
+    if name in fields:
         return getattr(obj, name, default)
+    aliased = [field for field, info in fields.items() if info.alias == name]
+    if aliased:
+        return getattr(obj, aliased[0], default)
     return (obj.model_extra or {}).get(name, default)
 
 
@@ -80,9 +97,19 @@ def _plain_field(obj: BaseModel, name: str, default: Any) -> Any:
         Loose(content=None, extra_field="kept"),
         Loose.model_construct(kind="raw"),
         Strict(),
+        Aliased(finishReason="STOP"),
+        Aliased(finish_reason=None, extra_field="kept"),
         Custom(),
     ],
-    ids=["loose", "loose-extra", "constructed", "strict", "custom-getattr"],
+    ids=[
+        "loose",
+        "loose-extra",
+        "constructed",
+        "strict",
+        "aliased",
+        "aliased-none",
+        "custom-getattr",
+    ],
 )
 @pytest.mark.parametrize("name", NAMES)
 def test_wire_matches_getattr_on_fields_and_extras(obj: BaseModel, name: str) -> None:
@@ -101,6 +128,24 @@ def test_wire_same_class_different_extras() -> None:
     assert wire(Loose()).get("extra_field", "d") == "d"
     assert wire(Loose(extra_field=3)).get("extra_field", "d") == 3
     assert wire(Loose()).get("extra_field", "d") == "d"
+
+
+@pytest.mark.parametrize(
+    ("fields", "want"),
+    [
+        ({"finishReason": "STOP"}, "STOP"),
+        ({"finish_reason": "STOP"}, "STOP"),
+        ({"finishReason": None, "finish_reason": "STOP"}, "STOP"),
+        ({}, None),
+        (Aliased(finishReason="STOP"), "STOP"),
+        (Aliased(), None),
+        (Loose(finish_reason="STOP"), "STOP"),
+    ],
+    ids=["camel", "snake", "camel-null", "neither", "model", "model-none", "extra-snake"],
+)
+def test_either_reads_the_spelling_the_reply_holds(fields: Any, want: Any) -> None:
+    """A JSON body's snake_case spelling is read where camelCase is missing or null; a model too."""
+    assert either(wire(fields), "finishReason", "finish_reason") == want
 
 
 @pytest.mark.parametrize("obj", [None, "text", 3, 2.5, True, [1], (1,)])

@@ -301,12 +301,13 @@ _UNFINISHED = "the stream ended before this call's input was complete"
 
 # An `index` that cannot be a block's key (a list, an object): the event names no block.
 _NO_INDEX: Any = object()
+_INDEX_TYPES = (int, str, float)  # built once: an `int | str | float` union is built per call
 
 
 def _index(fields: Any) -> Any:
     """The block index an event names (`_NO_INDEX` when it is a list, an object, ...)."""
     index = fields.get("index")
-    return index if index is None or isinstance(index, int | str | float) else _NO_INDEX
+    return index if index is None or isinstance(index, _INDEX_TYPES) else _NO_INDEX
 
 
 def _text(value: Any) -> str:

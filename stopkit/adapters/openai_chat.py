@@ -96,8 +96,9 @@ def _message(reading: Reading, said: Mapping[str, Any]) -> None:
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal:
         reading.refusal = refusal
-    if message.get("tool_calls") is not None or message.get("function_call") is not None:
-        _calls(message, reading)
+    raw_calls = message.get("tool_calls")
+    if raw_calls is not None or message.get("function_call") is not None:
+        _calls(message, raw_calls, reading)
     finish_details = said.get("finish_details")  # the legacy gpt-4-vision shape
     if finish_details:
         reading.details["finish_details"] = finish_details
@@ -109,9 +110,8 @@ def _message(reading: Reading, said: Mapping[str, Any]) -> None:
             reading.field = LEGACY_FIELD
 
 
-def _calls(message: Mapping[str, Any], reading: Reading) -> None:
-    """Read a message's tool calls (function, custom, or one legacy `function_call`)."""
-    raw_calls = message.get("tool_calls")
+def _calls(message: Mapping[str, Any], raw_calls: Any, reading: Reading) -> None:
+    """Read a message's tool calls (`raw_calls`: function, custom) or its legacy `function_call`."""
     if raw_calls is not None and not isinstance(raw_calls, _SEQUENCES):
         reading.malformed = reading.malformed or "message.tool_calls is not a list"
         return
@@ -120,9 +120,8 @@ def _calls(message: Mapping[str, Any], reading: Reading) -> None:
     for item in raw_calls or ():
         said = wire(item)
         function = said.get("function")
-        if said.get("custom") is not None and (
-            function is None or raw_value(said.get("type")) == "custom"
-        ):
+        typed_custom = function is None or raw_value(said.get("type")) == "custom"
+        if typed_custom and said.get("custom") is not None:
             call = _custom_call(said)
             custom.append(call.id)
         else:
