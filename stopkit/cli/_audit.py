@@ -17,11 +17,11 @@ from collections import Counter
 from typing import Any, TextIO
 
 from stopkit._stop import StopReason
-from stopkit.cli._normalize import add_reading_options, read_inputs
+from stopkit.cli._inputs import add_reading_options, read_inputs
 from stopkit.cli._output import EXIT_OK, EXIT_UNKNOWN
 from stopkit.cli._recorded import Read, Tally
 
-__all__ = ["NOT_DONE", "register"]
+__all__ = ["NOT_DONE", "audit_command", "register"]
 
 NOT_DONE = (StopReason.OUTPUT_LIMIT, StopReason.FILTERED, StopReason.PAUSED, StopReason.UNKNOWN)
 """The reasons whose reply a loop must not take as the answer (DESIGN §1's default actions)."""
@@ -85,7 +85,8 @@ def _as_json(counts: Counter[tuple[StopReason, str]], not_done: list[Read], tall
     }
 
 
-def _audit_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def audit_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Carry out `stopkit audit` (and `stopkit normalize --summary`); return the exit status."""
     tally = Tally()
     counts: Counter[tuple[StopReason, str]] = Counter()
     not_done: list[Read] = []
@@ -127,4 +128,4 @@ def register(commands: Any) -> None:
     audit.add_argument("files", nargs="+", help="reply files, cassettes, HAR files or folders")
     audit.add_argument("--json", action="store_true", help="print one JSON object instead")
     add_reading_options(audit)
-    audit.set_defaults(run=_audit_command)
+    audit.set_defaults(run=audit_command)

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import stat
 import sys
-from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
-from stopkit._errors import AdapterNotFound
-from stopkit._registry import get_adapter
 from stopkit._stop import Stop, StopReason
+from stopkit.cli._audit import audit_command
+from stopkit.cli._inputs import add_reading_options, read_inputs
 from stopkit.cli._output import EXIT_UNREADABLE, paint, terminal_safe, use_colour
-from stopkit.cli._recorded import Read, Tally, Unreadable, input_files, read_replies
-from stopkit.record._recordings import DEFAULT_MAX_SIZE
+from stopkit.cli._recorded import Read, Tally
 
 __all__ = ["register"]
 
@@ -61,57 +56,6 @@ def _stop_row(name: str, stop: Stop, colour: bool) -> str:
     return "\n".join([terminal_safe(name), lines[0], *map(terminal_safe, lines[1:])])
 
 
-def _size(text: str) -> int:
-    """Read `--max-size`: bytes, or a number with KB, MB or GB (powers of 1000)."""
-    match = _SIZE.fullmatch(text.strip())
-    if match is None:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 100MB, 512KB, 2000000)")
-    return int(float(match[1]) * _UNITS[(match[2] or "B").upper()])
-
-
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMG]?B)?", re.IGNORECASE)
-_UNITS = {"B": 1, "KB": 1000, "MB": 1000**2, "GB": 1000**3}
-
-
-def _read(target: str, limit: int) -> bytes:
-    """The bytes of a file (or `-`, stdin), refused past `limit` bytes before all are read."""
-    too_big = ValueError(f"over the size limit ({limit} bytes); change it with --max-size")
-    if target == "-":
-        data = sys.stdin.buffer.read(limit + 1)
-    else:
-        with open(target, "rb") as file:
-            info = os.fstat(file.fileno())
-            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
-                raise too_big
-            data = file.read(limit + 1)  # a device or a pipe says no size, and may never end
-    if len(data) > limit:
-        raise too_big
-    return data
-
-
-def read_inputs(
-    args: argparse.Namespace, tally: Tally, err: TextIO
-) -> Iterator[Read | Unreadable]:
-    """Yield the replies of every input named on the command line, each error told on `err`."""
-    for target in args.files:
-        paths = input_files(target)
-        if not paths:
-            print(f"stopkit: no reply files under {target}", file=err)
-            tally.unreadable["file"] += 1
-        for path in paths:
-            try:
-                data = _read(path, args.max_size)
-            except (OSError, ValueError) as exc:
-                found: Iterable[Read | Unreadable] = [tally.failed(path, exc)]
-            else:
-                found = read_replies(path, data, tally, adapter=args.adapter,
-                                     max_size=args.max_size)  # fmt: skip
-            for item in found:
-                if isinstance(item, Unreadable):
-                    print(f"stopkit: {item.message}", file=err)
-                yield item
-
-
 def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not args.files:  # `cat reply.json | stopkit normalize`; from a terminal, nothing would come
         if sys.stdin is None or sys.stdin.isatty():
@@ -119,6 +63,8 @@ def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
                   "(- reads it)", file=err)  # fmt: skip
             return EXIT_UNREADABLE
         args.files = ["-"]
+    if args.summary:
+        return audit_command(args, out, err)
     colour = use_colour(out) and not args.json
     results: list[dict[str, Any]] = []
     tally = Tally()
@@ -131,27 +77,6 @@ def _normalize_command(args: argparse.Namespace, out: TextIO, err: TextIO) -> in
         out.write("\n")
     print(f"stopkit: {tally.summary()}", file=err)
     return tally.status()
-
-
-def _adapter(name: str) -> str:
-    """Check `--adapter` once, as the command line is read: a usage error names the adapters."""
-    try:
-        get_adapter(name)
-    except AdapterNotFound as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return name
-
-
-def add_reading_options(parser: argparse.ArgumentParser) -> None:
-    """Add the options of how inputs are read (`--adapter`, `--max-size`) to a sub-command."""
-    parser.add_argument("--adapter", type=_adapter, help="skip auto-detection: the adapter's name")
-    parser.add_argument(
-        "--max-size",
-        type=_size,
-        default=DEFAULT_MAX_SIZE,
-        metavar="SIZE",
-        help="refuse an input larger than this (default 100MB; e.g. 2GB, 512KB)",
-    )
 
 
 def register(commands: Any) -> None:
@@ -172,5 +97,11 @@ def register(commands: Any) -> None:
         "files", nargs="*", help="reply files or folders; - (or none, from a pipe) reads stdin"
     )
     norm.add_argument("--json", action="store_true", help="print a JSON list instead of text")
+    norm.add_argument(
+        "--summary",
+        action="store_true",
+        help="print the replies counted by reason and provider, and those not done (as "
+        "stopkit audit does)",
+    )
     add_reading_options(norm)
     norm.set_defaults(run=_normalize_command)

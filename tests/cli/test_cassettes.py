@@ -74,6 +74,23 @@ def test_the_audit_counts_the_replies_of_a_folder_of_mixed_cassettes(
     assert err.endswith("3 exchanges skipped (1 error response, 2 not an LLM reply)\n")
 
 
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_normalize_summary_prints_what_audit_prints(
+    as_json: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`stopkit normalize --summary` is the audit: the same output and status, stdin too."""
+    options = ["--json"] if as_json else []
+    audited = _run(["audit", *options, str(EXAMPLES)], capsys)
+    assert _run(["normalize", "--summary", *options, str(EXAMPLES)], capsys) == audited
+    payload = ROOT / "examples" / "recordings" / "02-max_tokens.json"
+    by_file = _run(["audit", *options, str(payload)], capsys)
+    piped = io.TextIOWrapper(io.BytesIO(payload.read_bytes()))
+    monkeypatch.setattr(sys, "stdin", piped)
+    code, out, _ = _run(["normalize", "--summary", *options], capsys)
+    assert (code, out) == (by_file[0], by_file[1].replace(str(payload), "-"))  # stdin is `-`
+    assert "output_limit" in out
+
+
 def test_the_shipped_examples_are_what_the_generator_writes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
