@@ -81,6 +81,12 @@ def _step_summary(found: Recorded) -> str:
     return f"{stop.reason.value}{f' ({stop.detail})' if stop.detail else ''}{calls}"
 
 
+def _no_run(run_id: str, err: TextIO) -> int:
+    """Say the journal holds no such run; return the exit status that says so."""
+    err.write(f"stopkit: no run {run_id!r} in the journal\n")
+    return EXIT_NOT_FOUND
+
+
 def _list(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     runs = journal.runs()
     if args.json:
@@ -100,8 +106,7 @@ def _list(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextI
 def _show(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = journal.run(args.run_id)
     if info is None:
-        err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
-        return EXIT_NOT_FOUND
+        return _no_run(args.run_id, err)
     steps = read_steps(journal, args.run_id, journal.steps(args.run_id)).values()
     if args.json:
         data = _run_json(info)
@@ -129,8 +134,7 @@ def _show(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextI
 
 def _delete(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if not journal.delete(args.run_id):
-        err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
-        return EXIT_NOT_FOUND
+        return _no_run(args.run_id, err)
     out.write(f"deleted run {terminal_safe(args.run_id)}\n")
     return EXIT_OK
 
@@ -138,8 +142,7 @@ def _delete(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: Tex
 def _unlock(journal: SqlJournal, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     info = journal.run(args.run_id)
     if info is None:
-        err.write(f"stopkit: no run {args.run_id!r} in the journal\n")
-        return EXIT_NOT_FOUND
+        return _no_run(args.run_id, err)
     run_id = terminal_safe(args.run_id)
     if info.owner is None or not journal.unlock(args.run_id):
         out.write(f"run {run_id} holds no lease\n")

@@ -78,6 +78,17 @@ def test_stream_events(case: Case) -> None:
         same_stop(stop, stopkit.normalize(whole))
 
 
+TWINNED = [case for case in STREAMS if case.data.get("twin")]
+
+
+@pytest.mark.parametrize("case", TWINNED, ids=_ids(TWINNED))
+def test_a_finished_streams_raw_is_the_rebuilt_reply(case: Case) -> None:
+    """A stream with a non-streaming twin keeps, as raw, a reply that normalizes to its Stop."""
+    stop = stopkit.normalize_stream(case.data["events"])
+    assert isinstance(stop.raw, dict)
+    same_stop(stopkit.normalize(stop.raw), stop)
+
+
 @pytest.mark.parametrize("case", STREAMS, ids=_ids(STREAMS))
 def test_stream_raw_sse(case: Case) -> None:
     """The same stream as raw SSE text gives the same Stop as its parsed events."""
